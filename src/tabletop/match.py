@@ -1,0 +1,470 @@
+"""A game between two seats: turn order, clocks, takebacks, draws, resignation, events.
+
+:class:`Match` turns a board into a game between seats.  It knows nothing of
+any view or transport: the terminal, the tournament runner and the server all
+drive a ``Match`` and listen to its events.  Every change is an
+:class:`Event` with a version that rises by one, delivered in order to every
+subscriber, so a log of events can be replayed.
+
+Illegal requests raise :class:`MatchError` (a ``ValueError``) with a
+machine-readable ``code`` and change nothing.
+
+>>> from tabletop.games.mnk import tictactoe
+>>> m = Match(tictactoe())
+>>> m.start()
+>>> m.play(BLACK, "b2")
+Move('b2')
+>>> [e.kind for e in m.events]
+['game_started', 'turn_changed', 'move_played', 'turn_changed']
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tabletop.games.core import BLACK, PASS, WHITE, BaseBoard, Color, IllegalMoveError, Move, Outcome
+
+if TYPE_CHECKING:
+    from tabletop.ai.base import Limit, Player
+
+__all__ = ["Clock", "ClockSettings", "Event", "Match", "MatchError", "Seat"]
+
+
+class MatchError(ValueError):
+    """A request the match refuses; ``code`` names the kind for error frames."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Event:
+    """One change to a match.  ``data`` holds plain JSON values."""
+
+    kind: str
+    version: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **self.data}
+
+
+@dataclass(frozen=True)
+class ClockSettings:
+    """``initial`` seconds each, plus ``increment`` per move; or
+    ``per_move`` seconds for every move (correspondence: days * 86400)."""
+
+    initial: float = 300.0
+    increment: float = 0.0
+    per_move: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"initial": self.initial, "increment": self.increment, "per_move": self.per_move}
+
+
+class Clock:
+    """Two countdowns; only the side to move runs.  Time comes from ``now``
+    (seconds, monotonic by default) so a server can persist and resume it."""
+
+    def __init__(self, settings: ClockSettings, now: Callable[[], float] = time.monotonic) -> None:
+        self.settings = settings
+        self.now = now
+        start = settings.per_move if settings.per_move is not None else settings.initial
+        self.remaining = [float(start), float(start)]
+        self.running: Color | None = None
+        self.since = 0.0
+
+    def start(self, color: Color) -> None:
+        self.running = color
+        self.since = self.now()
+
+    def stop(self) -> None:
+        if self.running is not None:
+            self.remaining[self.running] -= self.now() - self.since
+        self.running = None
+
+    def left(self, color: Color) -> float:
+        r = self.remaining[color]
+        if self.running is color:
+            r -= self.now() - self.since
+        return r
+
+    def switch(self, mover: Color) -> None:
+        """``mover`` has just moved: charge its time, add the increment, start the other."""
+        self.stop()
+        if self.settings.per_move is not None:
+            self.remaining[mover] = self.settings.per_move
+        else:
+            self.remaining[mover] += self.settings.increment
+        self.start(mover.other)
+
+    def flagged(self) -> Color | None:
+        if self.running is not None and self.left(self.running) <= 0:
+            return self.running
+        return None
+
+    def snapshot(self) -> dict[str, float]:
+        return {"black": max(0.0, self.left(BLACK)), "white": max(0.0, self.left(WHITE))}
+
+
+@dataclass
+class Seat:
+    """Who plays a colour: ``"human"`` or a player SPEC (``level:5``, ``mcts:200``...)."""
+
+    kind: str = "human"
+    _player: Player | None = field(default=None, repr=False)
+
+    @property
+    def is_human(self) -> bool:
+        return self.kind == "human"
+
+    def player(self, game: str) -> Player:
+        if self.is_human:
+            raise MatchError("not_allowed", "a human seat has no computer player")
+        if self._player is None:
+            from tabletop.ai import player
+
+            self._player = player(self.kind, game=game)
+        return self._player
+
+
+Listener = Callable[[Event], None]
+
+
+class Match:
+    """Two seats playing one board.
+
+    ``seats`` maps each colour to ``"human"`` or a player SPEC.  ``local`` games
+    (one screen, or against the computer) allow free undo/redo; online games use
+    takeback requests instead.  ``auto_pass`` plays a forced pass for the side
+    that has nothing else (Reversi), so a UI only has to announce it.
+    """
+
+    def __init__(
+        self,
+        board: BaseBoard,
+        seats: dict[Color, str] | None = None,
+        *,
+        clock: ClockSettings | None = None,
+        local: bool = True,
+        auto_pass: bool = True,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.board = board
+        given = seats or {}
+        self.seats: dict[Color, Seat] = {c: Seat(given.get(c, "human")) for c in (BLACK, WHITE)}
+        self.clock = Clock(clock, now) if clock is not None else None
+        self.local = local
+        self.auto_pass = auto_pass
+        self.events: list[Event] = []
+        self._listeners: list[Listener] = []
+        self._redo: list[Move] = []
+        self._result: Outcome | None = None  # resign, time, agreement
+        self.takeback_from: Color | None = None
+        self.draw_from: Color | None = None
+        self.started = False
+
+    # -- events ----------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        return len(self.events)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(event)`` for every later event; returns an unsubscribe function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, kind: str, **data: Any) -> Event:
+        ev = Event(kind, len(self.events) + 1, data)
+        self.events.append(ev)
+        for listener in list(self._listeners):
+            listener(ev)
+        return ev
+
+    # -- state ---------------------------------------------------------------------------
+    @property
+    def game(self) -> str:
+        return self.board.game
+
+    @property
+    def turn(self) -> Color | None:
+        return None if self.is_over() else self.board.turn
+
+    def outcome(self) -> Outcome | None:
+        return self._result or self.board.outcome()
+
+    def is_over(self) -> bool:
+        return self.outcome() is not None
+
+    def computer_to_move(self) -> bool:
+        return not self.is_over() and not self.seats[self.board.turn].is_human
+
+    def _turn_data(self) -> dict[str, Any]:
+        t = self.turn
+        data: dict[str, Any] = {"turn": None if t is None else t.label}
+        if t is not None:
+            data["legal"] = [str(m) for m in self.board.legal_moves]
+        if self.clock is not None:
+            data["clocks"] = self.clock.snapshot()
+        return data
+
+    def start(self) -> None:
+        """Announce the game: ``game_started`` then ``turn_changed``."""
+        if self.started:
+            return
+        self.started = True
+        self._emit(
+            "game_started",
+            game=self.game,
+            variant=self.board.variant(),
+            position=self.board.to_text(),
+            seats={c.label: s.kind for c, s in self.seats.items()},
+        )
+        if self.clock is not None and not self.is_over():
+            self.clock.start(self.board.turn)
+        self._after_move()
+
+    # -- moves -------------------------------------------------------------------------------
+    def _require_live(self) -> None:
+        if not self.started:
+            self.start()
+        self.check_time()
+        if self.is_over():
+            raise MatchError("game_over", "the game is over")
+
+    def play(self, color: Color, move: Move | str) -> Move:
+        """``color`` plays ``move``.  Raises :class:`MatchError` (``not_your_turn``,
+        ``game_over``, ``illegal_move``) and changes nothing when refused."""
+        self._require_live()
+        if color is not self.board.turn:
+            raise MatchError("not_your_turn", f"it is {self.board.turn.label}'s turn, not {color.label}'s")
+        try:
+            m = self.board.parse_move(move) if isinstance(move, str) else move
+            flips = self._flips(m)
+            self.board.push(m)
+        except (IllegalMoveError, ValueError) as exc:
+            raise MatchError("illegal_move", str(exc)) from None
+        m = self.board.peek() or m
+        self._redo.clear()
+        self.takeback_from = None
+        self.draw_from = None
+        self._moved(color, m, flips)
+        return m
+
+    def _flips(self, move: Move) -> list[str]:
+        flips = getattr(self.board, "flips", None)
+        if flips is None or move.is_pass:
+            return []
+        try:
+            return [str(x) for x in flips(move)]
+        except (IllegalMoveError, ValueError):
+            return []
+
+    def _moved(self, color: Color, move: Move, flips: list[str]) -> None:
+        if self.clock is not None:
+            self.clock.switch(color)
+        self._emit("move_played", color=color.label, move=str(move), ply=len(self.board.move_stack), flips=flips)
+        self._after_move()
+
+    def _after_move(self) -> None:
+        """Emit ``turn_changed`` (and forced passes), or ``game_ended``."""
+        while True:
+            outcome = self.outcome()
+            if outcome is not None:
+                if self.clock is not None:
+                    self.clock.stop()
+                self._emit("game_ended", outcome=outcome.to_dict(), result=outcome.result())
+                return
+            legal = self.board.legal_moves
+            if self.auto_pass and len(legal) == 1 and legal[0].is_pass:
+                color = self.board.turn
+                self._emit("turn_changed", **self._turn_data(), passing=True)
+                self.board.push(PASS)
+                if self.clock is not None:
+                    self.clock.switch(color)
+                self._emit("move_played", color=color.label, move="pass", ply=len(self.board.move_stack), flips=[])
+                continue
+            self._emit("turn_changed", **self._turn_data(), passing=False)
+            return
+
+    # -- computer seats --------------------------------------------------------------------------
+    def player_for(self, color: Color) -> Player:
+        return self.seats[color].player(self.game)
+
+    def think(self, limit: Limit | None = None) -> Move:
+        """Let the computer seat to move choose and play (synchronously)."""
+        self._require_live()
+        color = self.board.turn
+        mv = self.player_for(color).choose(self.board.copy(), limit)
+        return self.play(color, mv)
+
+    # -- undo / redo (local games) --------------------------------------------------------------------
+    def _plies_to_undo(self) -> int:
+        """Undo back to a human's turn: past computer moves and forced passes."""
+        stack = self.board.move_stack
+        n = 0
+        while n < len(stack):
+            n += 1
+            mover = self._mover_of(len(stack) - n)
+            if self.seats[mover].is_human and not stack[len(stack) - n].is_pass:
+                break
+        return n
+
+    def _mover_of(self, ply: int) -> Color:
+        """Colour that played ply ``ply`` (0-based) of the board's stack."""
+        b = self.board.copy()
+        while len(b.move_stack) > ply:
+            b.pop()
+        return b.turn
+
+    def undo(self) -> list[Move]:
+        """Take back the last human move (and the computer replies after it)."""
+        if not self.local:
+            raise MatchError("not_allowed", "undo is for local games; offer a takeback instead")
+        if not self.started:
+            self.start()
+        if not self.board.move_stack:
+            raise MatchError("nothing_to_undo", "there is no move to undo")
+        if not any(s.is_human for s in self.seats.values()):
+            raise MatchError("not_allowed", "no human seat to undo for")
+        return self._take_back(self._plies_to_undo(), keep_redo=True)
+
+    def _take_back(self, plies: int, keep_redo: bool) -> list[Move]:
+        undone: list[Move] = []
+        self._result = None
+        for _ in range(plies):
+            m = self.board.pop()
+            undone.append(m)
+            self._emit("move_undone", move=str(m), ply=len(self.board.move_stack) + 1)
+        if keep_redo:
+            self._redo.extend(undone)
+        else:
+            self._redo.clear()
+        self.takeback_from = None
+        self.draw_from = None
+        if self.clock is not None:
+            self.clock.stop()
+            self.clock.start(self.board.turn)
+        self._emit("turn_changed", **self._turn_data(), passing=False)
+        return undone
+
+    def redo(self) -> list[Move]:
+        """Replay moves taken back by :meth:`undo` up to the next human turn."""
+        if not self.local:
+            raise MatchError("not_allowed", "redo is for local games")
+        if not self._redo:
+            raise MatchError("nothing_to_redo", "there is no move to redo")
+        replayed: list[Move] = []
+        saved = self._redo
+        self._redo = []
+        while saved:
+            m = saved.pop()
+            color = self.board.turn
+            if m.is_pass and self.board.legal_moves == [PASS] and replayed:
+                continue  # forced passes are replayed by _after_move
+            self.play(color, m)
+            replayed.append(m)
+            if self.seats[self.board.turn].is_human or self.is_over():
+                break
+        self._redo = saved
+        return replayed
+
+    # -- takebacks (online) ---------------------------------------------------------------------------
+    def request_takeback(self, color: Color) -> None:
+        """``color`` asks to take back its last move; the other side answers."""
+        self._require_live()
+        stack = self.board.move_stack
+        if not any(self._mover_of(i) is color and not stack[i].is_pass for i in range(len(stack))):
+            raise MatchError("nothing_to_undo", f"{color.label} has no move to take back")
+        self.takeback_from = color
+        self._emit("takeback_requested", color=color.label)
+
+    def answer_takeback(self, color: Color, accept: bool) -> None:
+        if self.takeback_from is None or self.takeback_from is color:
+            raise MatchError("no_request", "there is no takeback request to answer")
+        asker = self.takeback_from
+        self.takeback_from = None
+        self._emit("takeback_answered", color=color.label, accept=accept)
+        if not accept:
+            return
+        # undo back to (and including) the asker's last real move
+        stack = self.board.move_stack
+        n = 0
+        while n < len(stack):
+            n += 1
+            idx = len(stack) - n
+            if self._mover_of(idx) is asker and not stack[idx].is_pass:
+                break
+        self._take_back(n, keep_redo=False)
+
+    # -- draws, resignation, time ---------------------------------------------------------------------
+    def offer_draw(self, color: Color) -> None:
+        self._require_live()
+        if self.draw_from is not None and self.draw_from is not color:
+            self.answer_draw(color, True)
+            return
+        self.draw_from = color
+        self._emit("draw_offered", color=color.label)
+
+    def answer_draw(self, color: Color, accept: bool) -> None:
+        if self.draw_from is None or self.draw_from is color:
+            raise MatchError("no_request", "there is no draw offer to answer")
+        self.draw_from = None
+        self._emit("draw_answered", color=color.label, accept=accept)
+        if accept:
+            self._finish(Outcome(None, "agreement", (0, 0)))
+
+    def resign(self, color: Color) -> None:
+        self._require_live()
+        winner = color.other
+        self._finish(Outcome(winner, "resign", (1, 0) if winner is BLACK else (0, 1)))
+
+    def check_time(self) -> bool:
+        """End the game if the side to move has run out of time; True if it did."""
+        if self.clock is None or self.is_over():
+            return False
+        flagged = self.clock.flagged()
+        if flagged is None:
+            return False
+        self.clock.remaining[flagged] = 0.0
+        winner = flagged.other
+        self._finish(Outcome(winner, "time", (1, 0) if winner is BLACK else (0, 1)))
+        return True
+
+    def _finish(self, outcome: Outcome) -> None:
+        self._result = outcome
+        self.takeback_from = None
+        self.draw_from = None
+        if self.clock is not None:
+            self.clock.stop()
+        self._emit("game_ended", outcome=outcome.to_dict(), result=outcome.result())
+
+    # -- rematch -------------------------------------------------------------------------------------------
+    def rematch(self, board: BaseBoard) -> Match:
+        """A new match on ``board`` (a fresh board of the same variant) with colours swapped."""
+        swapped = {BLACK: self.seats[WHITE].kind, WHITE: self.seats[BLACK].kind}
+        settings = self.clock.settings if self.clock is not None else None
+        now = self.clock.now if self.clock is not None else time.monotonic
+        return Match(board, swapped, clock=settings, local=self.local, auto_pass=self.auto_pass, now=now)
+
+    def state(self) -> dict[str, Any]:
+        """A JSON-ready snapshot (the server's room state builds on it)."""
+        outcome = self.outcome()
+        return {
+            "game": self.game,
+            "variant": self.board.variant(),
+            "position": self.board.to_text(),
+            "moves": [str(m) for m in self.board.move_stack],
+            "turn": None if self.turn is None else self.turn.label,
+            "legal": [] if self.turn is None else [str(m) for m in self.board.legal_moves],
+            "outcome": None if outcome is None else outcome.to_dict(),
+            "version": self.version,
+            "seats": {c.label: s.kind for c, s in self.seats.items()},
+            "clocks": None if self.clock is None else self.clock.snapshot(),
+            "takeback_from": None if self.takeback_from is None else self.takeback_from.label,
+            "draw_from": None if self.draw_from is None else self.draw_from.label,
+        }
