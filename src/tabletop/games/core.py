@@ -112,7 +112,7 @@ class Move:
             return self.name
         if self.is_pass:
             return "pass"
-        return f"{column_letter(self.col)}{self.row + 1}@top"
+        return f"(col {self.col}, row {self.row} from the top)"
 
     def __repr__(self) -> str:
         return f"Move({str(self)!r})"
@@ -176,7 +176,7 @@ class Board(Protocol):
     def pop(self) -> Move: ...
     def is_game_over(self) -> bool: ...
     def outcome(self) -> Outcome | None: ...
-    def copy(self: _B) -> _B: ...
+    def copy(self) -> Board: ...
     def parse_move(self, text: str) -> Move: ...
     def to_text(self) -> str: ...
     def piece_at(self, col: int, row: int) -> Color | None: ...
@@ -294,6 +294,8 @@ class BaseBoard:
     def is_legal(self, move: Move | str) -> bool:
         try:
             m = self._coerce(move)
+            if self.is_game_over():
+                return False
             self._check(m)
         except ValueError:
             return False
