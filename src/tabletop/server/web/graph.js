@@ -1,0 +1,67 @@
+// The evaluation graph drawn after a game: the engine's score after every ply,
+// from Black's side, as a small SVG line chart.  It only draws what
+// GET /api/rooms/{id}/evaluation returned; it computes no score itself.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function el(tag, attrs, parent) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+/** The list of {ply, score} points in whichever shape the server sent. */
+export function evaluationPoints(data) {
+  const list = Array.isArray(data)
+    ? data
+    : data.evaluation || data.evaluations || data.scores || data.points || data.plies || [];
+  const points = [];
+  list.forEach((item, i) => {
+    if (typeof item === "number") points.push({ ply: i, score: item });
+    else if (item && typeof item.score === "number") {
+      points.push({ ply: typeof item.ply === "number" ? item.ply : i, score: item.score, move: item.move });
+    }
+  });
+  return points;
+}
+
+/** An <svg> chart of the points; positive favours Black. */
+export function drawGraph(data, room) {
+  const points = evaluationPoints(data || {});
+  const width = 320;
+  const height = 140;
+  const pad = 22;
+  const svg = el("svg", {
+    viewBox: `0 0 ${width} ${height}`, class: "graph-svg", role: "img",
+    "aria-label": graphLabel(points, room),
+  });
+  el("rect", { x: 0, y: 0, width, height, class: "graph-bg", rx: 6 }, svg);
+  const maxPly = Math.max(1, ...points.map((p) => p.ply));
+  const maxAbs = Math.max(1, ...points.map((p) => Math.abs(p.score)));
+  const x = (ply) => pad + ((width - 2 * pad) * ply) / maxPly;
+  const y = (score) => height / 2 - ((height / 2 - pad / 2) * score) / maxAbs;
+  el("line", { x1: pad, y1: height / 2, x2: width - pad, y2: height / 2, class: "graph-axis" }, svg);
+  const top = el("text", { x: 4, y: 14, class: "graph-label" }, svg);
+  top.textContent = `Black +${formatNumber(maxAbs)}`;
+  const bottom = el("text", { x: 4, y: height - 4, class: "graph-label" }, svg);
+  bottom.textContent = `White +${formatNumber(maxAbs)}`;
+  if (points.length) {
+    const path = points.map((p, i) => `${i ? "L" : "M"}${x(p.ply).toFixed(1)} ${y(p.score).toFixed(1)}`).join("");
+    const area = `${path}L${x(points[points.length - 1].ply).toFixed(1)} ${height / 2}L${x(points[0].ply).toFixed(1)} ${height / 2}Z`;
+    el("path", { d: area, class: "graph-area" }, svg);
+    el("path", { d: path, class: "graph-line", fill: "none" }, svg);
+  }
+  return svg;
+}
+
+function formatNumber(n) {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
+}
+
+function graphLabel(points, room) {
+  if (!points.length) return "No evaluation";
+  const last = points[points.length - 1];
+  const moves = room && room.moves ? room.moves.length : last.ply;
+  return `Evaluation over ${moves} moves; final score ${formatNumber(last.score)} from Black's side`;
+}

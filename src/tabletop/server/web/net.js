@@ -1,0 +1,153 @@
+// Talking to the server: the HTTP calls and the room's websocket of the wire
+// contract (docs/DESIGN.md, docs/wire.md), plus the seat tokens kept in local
+// storage so that a reload keeps the seat.
+//
+// Nothing here draws or knows the rules; the connection hands every server
+// frame to its owner and reconnects by itself after a drop, asking only for
+// the events it missed ("since").
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** A JSON request; a non-2xx answer raises ApiError with the server's message. */
+export async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["content-type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = { detail: text };
+  }
+  if (!response.ok) {
+    throw new ApiError(response.status, errorText(data) || `${response.status} ${response.statusText}`);
+  }
+  return data;
+}
+
+function errorText(data) {
+  if (!data) return "";
+  if (typeof data.message === "string") return data.message;
+  if (typeof data.detail === "string") return data.detail;
+  if (Array.isArray(data.detail)) return data.detail.map((d) => d.msg || JSON.stringify(d)).join("; ");
+  if (data.error && typeof data.error.message === "string") return data.error.message;
+  return "";
+}
+
+const STORE_PREFIX = "tabletop.room.";
+
+/** What this browser holds for a room: {tokens: {black?, white?}, invite?, seq}. */
+export function loadSeat(roomId) {
+  try {
+    const raw = localStorage.getItem(STORE_PREFIX + roomId);
+    if (raw) return JSON.parse(raw);
+  } catch {
+    // a broken entry is the same as none
+  }
+  return { tokens: {}, invite: null, seq: 0 };
+}
+
+export function saveSeat(roomId, seat) {
+  try {
+    localStorage.setItem(STORE_PREFIX + roomId, JSON.stringify(seat));
+  } catch {
+    // private mode: the seat lasts as long as the page
+  }
+}
+
+/**
+ * The room's websocket.  onFrame(frame) gets every server frame; onStatus(word)
+ * gets "connecting", "connected", "reconnecting" or "closed".  After a drop it
+ * reconnects with a growing delay and sends "since" so the server replays only
+ * what was missed.
+ */
+export class RoomConnection {
+  constructor(roomId, seat, { onFrame, onStatus, version }) {
+    this.roomId = roomId;
+    this.seat = seat;
+    this.onFrame = onFrame;
+    this.onStatus = onStatus;
+    this.version = version ?? null;
+    this.socket = null;
+    this.delay = 500;
+    this.closed = false;
+    this.queue = [];
+    this.timer = null;
+  }
+
+  open() {
+    this.closed = false;
+    this.onStatus(this.version === null ? "connecting" : "reconnecting");
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const socket = new WebSocket(`${scheme}://${location.host}/api/rooms/${encodeURIComponent(this.roomId)}/ws`);
+    this.socket = socket;
+    socket.addEventListener("open", () => {
+      const hello = { type: "hello" };
+      const tokens = Object.values(this.seat.tokens || {});
+      if (tokens.length === 1) hello.token = tokens[0];
+      else if (tokens.length > 1) hello.tokens = tokens;
+      if (this.version !== null) hello.since = this.version;
+      socket.send(JSON.stringify(hello));
+      this.delay = 500;
+      this.onStatus("connected");
+      const pending = this.queue;
+      this.queue = [];
+      for (const frame of pending) socket.send(JSON.stringify(frame));
+    });
+    socket.addEventListener("message", (msg) => {
+      let frame;
+      try {
+        frame = JSON.parse(msg.data);
+      } catch {
+        return;
+      }
+      if (typeof frame.version === "number") this.version = frame.version;
+      this.onFrame(frame);
+    });
+    socket.addEventListener("close", () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      if (this.closed) {
+        this.onStatus("closed");
+        return;
+      }
+      this.onStatus("reconnecting");
+      this.timer = setTimeout(() => this.open(), this.delay);
+      this.delay = Math.min(this.delay * 2, 8000);
+    });
+  }
+
+  /** Send a frame now, or as soon as the socket is back. */
+  send(frame) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(frame));
+    else this.queue.push(frame);
+  }
+
+  /** Send a move with the next seq of this browser (kept across reloads). */
+  move(text) {
+    this.seat.seq = (this.seat.seq || 0) + 1;
+    saveSeat(this.roomId, this.seat);
+    this.send({ type: "move", move: text, seq: this.seat.seq });
+    return this.seat.seq;
+  }
+
+  /** Drop the socket as a network failure would (used to test reconnection). */
+  drop() {
+    if (this.socket) this.socket.close();
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (this.socket) this.socket.close();
+  }
+}
