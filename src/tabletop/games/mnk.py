@@ -18,6 +18,7 @@ centre of Tic-tac-toe.
 
 from __future__ import annotations
 
+from tabletop.games import renju
 from tabletop.games.core import (
     BLACK,
     BaseBoard,
@@ -28,7 +29,7 @@ from tabletop.games.core import (
     column_letter,
 )
 
-__all__ = ["Board", "tictactoe", "gomoku", "RULES"]
+__all__ = ["Board", "CaroBoard", "GomokuBoard", "RULES", "RenjuBoard", "StandardGomokuBoard", "gomoku", "tictactoe"]
 
 EMPTY = 0
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
@@ -237,20 +238,196 @@ class StandardGomokuBoard(GomokuBoard):
         return length == 5
 
 
+class CaroBoard(GomokuBoard):
+    """Caro (the Gomocup caro rule): five wins only when it is not blocked at
+    both ends.
+
+    An end is blocked by an opponent stone or by the edge of the board.  Six or
+    more in a row wins as well, under the same condition: the rule exists to
+    stop dead fives (``OXXXXXO``), not long lines, and Vietnamese caro counts
+    long lines.
+    """
+
+    rule = "caro"
+
+    def _wins_with(self, length: int, color: Color, ends_blocked: int) -> bool:
+        return length >= 5 and ends_blocked < 2
+
+
+class RenjuBoard(GomokuBoard):
+    """Renju: Black wins only with exactly five and may not play a
+    double-three, a double-four or an overline (unless the same move makes a
+    five); White wins with five or more.
+
+    By default forbidden points are not legal moves for Black.  With
+    ``forbidden_loses=True`` they are legal and lose at once, as a tournament
+    referee scores them (outcome reason ``"forbidden"``, White wins, and
+    ``cells`` holds the foul point).
+
+    The judgement itself lives in :mod:`tabletop.games.renju`; this class
+    keeps the padded grid it works on in step with the board.
+
+    >>> b = gomoku(rule="renju", position="/".join(["-" * 15] * 15) + " X")
+    >>> b.forbidden("h8") is None
+    True
+    """
+
+    rule = "renju"
+
+    def __init__(
+        self,
+        width: int = 15,
+        height: int | None = None,
+        position: str | None = None,
+        forbidden_loses: bool = False,
+    ) -> None:
+        h = width if height is None else height
+        self.forbidden_loses = bool(forbidden_loses)
+        self._grid = renju.new_grid(width, h)
+        self._dirs = renju.directions(width)
+        self._blacks: list[int] = []  # padded indices of Black's stones, in play order
+        self._forbidden_cache: dict[int, str] | None = None
+        super().__init__(width, h, position=position)
+
+    def variant(self) -> dict[str, object]:
+        v = super().variant()
+        if self.forbidden_loses:
+            v["forbidden_loses"] = True
+        return v
+
+    def _wins_with(self, length: int, color: Color, ends_blocked: int) -> bool:
+        return length == 5 if color is BLACK else length >= 5
+
+    # -- forbidden points ---------------------------------------------------------
+    def _padded(self, col: int, row: int) -> int:
+        return (row + 1) * (self._width + 1) + col
+
+    def _forbidden_map(self) -> dict[int, str]:
+        """Padded index -> kind for the whole board, cached until the position changes."""
+        if self._forbidden_cache is None:
+            self._forbidden_cache = renju.forbidden_points(self._grid, self._blacks, self._dirs)
+        return self._forbidden_cache
+
+    def forbidden(self, point: Move | str) -> str | None:
+        """``None`` or the kind of foul (``"double-three"``, ``"double-four"``,
+        ``"overline"``) a Black stone on ``point`` would be now.  Occupied
+        points are never forbidden.  The answer is for Black whoever is to move."""
+        m = self._coerce(point)
+        if m.is_pass:
+            raise IllegalMoveError("pass: there is no passing in this game")
+        p = self._padded(m.col, m.row)
+        if self._forbidden_cache is not None:
+            return self._forbidden_cache.get(p)
+        return renju.forbidden_kind(self._grid, p, self._dirs)
+
+    def forbidden_points(self) -> list[Move]:
+        """Every empty point forbidden for Black now, top row first."""
+        stride = self._width + 1
+        points = []
+        for p in sorted(self._forbidden_map()):
+            row, col = divmod(p, stride)
+            points.append(self.move_at(col, row - 1))
+        return points
+
+    # -- moves --------------------------------------------------------------------
+    @property
+    def legal_moves(self) -> list[Move]:
+        moves = super().legal_moves
+        if self._turn is BLACK and not self.forbidden_loses and moves:
+            fouls = self._forbidden_map()
+            if fouls:
+                moves = [m for m in moves if self._padded(m.col, m.row) not in fouls]
+        return moves
+
+    def _check(self, move: Move) -> None:
+        super()._check(move)
+        if self._turn is BLACK and not self.forbidden_loses:
+            kind = self.forbidden(move)
+            if kind is not None:
+                raise IllegalMoveError(f"{move}: forbidden for Black ({kind})")
+
+    def _apply(self, move: Move) -> None:
+        p = self._padded(move.col, move.row)
+        foul = None
+        if self._turn is BLACK and self.forbidden_loses:
+            foul = self.forbidden(move)
+        color = self._turn
+        super()._apply(move)
+        self._grid[p] = renju.BLACK_STONE if color is BLACK else renju.WHITE_STONE
+        if color is BLACK:
+            self._blacks.append(p)
+        self._forbidden_cache = None
+        if foul is not None:
+            self._outcomes[-1] = Outcome(Color.WHITE, "forbidden", (0, 1), cells=(move,))
+
+    def _unapply(self, move: Move) -> None:
+        super()._unapply(move)
+        p = self._padded(move.col, move.row)
+        if self._grid[p] == renju.BLACK_STONE:
+            self._blacks.pop()  # pops undo pushes, so Black's last stone is this one
+        self._grid[p] = renju.EMPTY
+        self._forbidden_cache = None
+
+    def _set_position(self, cells: list[list[Color | None]], turn: Color) -> None:
+        super()._set_position(cells, turn)
+        self._grid = renju.new_grid(self._width, self._height)
+        self._blacks = []
+        for row, row_cells in enumerate(cells):
+            for col, c in enumerate(row_cells):
+                if c is not None:
+                    p = self._padded(col, row)
+                    self._grid[p] = renju.BLACK_STONE if c is BLACK else renju.WHITE_STONE
+                    if c is BLACK:
+                        self._blacks.append(p)
+        self._forbidden_cache = None
+
+    def copy(self) -> RenjuBoard:
+        b = super().copy()
+        assert isinstance(b, RenjuBoard)
+        b._grid = list(self._grid)
+        b._blacks = list(self._blacks)
+        return b
+
+
 RULES: dict[str, type[GomokuBoard]] = {
     "freestyle": GomokuBoard,
     "standard": StandardGomokuBoard,
+    "renju": RenjuBoard,
+    "caro": CaroBoard,
 }
 
 
-def gomoku(size: int | tuple[int, int] = 15, rule: str = "freestyle", position: str | None = None) -> GomokuBoard:
-    """A Gomoku board of ``size`` (an int for square, or ``(width, height)``) under ``rule``."""
+def gomoku(
+    size: int | tuple[int, int] = 15,
+    rule: str = "freestyle",
+    position: str | None = None,
+    forbidden_loses: bool = False,
+) -> GomokuBoard:
+    """A Gomoku board of ``size`` (an int for square, or ``(width, height)``,
+    each 5..26) under ``rule`` (``freestyle``, ``standard``, ``renju``, ``caro``).
+
+    ``forbidden_loses`` (renju only) makes Black's forbidden points legal moves
+    that lose at once instead of illegal ones.  ``position`` is a position text
+    of the right size, any arrangement, reachable or not.
+
+    >>> b = gomoku(size=(9, 7), rule="caro")
+    >>> (b.width, b.height, b.rule)
+    (9, 7, 'caro')
+    """
     try:
         cls = RULES[rule]
     except KeyError:
         raise ValueError(f"unknown gomoku rule {rule!r} (known: {', '.join(sorted(RULES))})") from None
     if isinstance(size, tuple):
-        return cls(size[0], size[1], position=position)
-    return cls(size, position=position)
-
-
+        if len(size) != 2:
+            raise ValueError(f"gomoku size {size!r} must be one number or (width, height)")
+        width, height = size
+    else:
+        width, height = size, size
+    if not (isinstance(width, int) and isinstance(height, int)) or isinstance(width, bool) or isinstance(height, bool):
+        raise ValueError(f"gomoku size {size!r} must be whole numbers")
+    if cls is RenjuBoard:
+        return RenjuBoard(width, height, position=position, forbidden_loses=forbidden_loses)
+    if forbidden_loses:
+        raise ValueError(f"forbidden_loses applies to the renju rule only, not {rule!r}")
+    return cls(width, height, position=position)
