@@ -7,7 +7,7 @@
 // the same), and a refused move is explained from those lists or from the
 // server's error message.
 
-import { drawBoard, parsePosition, squareAt, squareName, pieceWord, formatScore } from "/web/board.js";
+import { drawBoard, parsePosition, squareAt, squareName, formatScore } from "/web/board.js";
 import { api, ApiError, loadSeat, saveSeat, RoomConnection } from "/web/net.js";
 import { drawGraph } from "/web/graph.js";
 
@@ -245,6 +245,7 @@ async function initPlay(roomId) {
   game.conn = new RoomConnection(roomId, game.seat, {
     onFrame: onFrame,
     onStatus: showConnection,
+    currentVersion: () => (game.room ? game.room.version : null),
   });
   game.conn.open();
   setInterval(tickClocks, 250);
@@ -266,6 +267,8 @@ function showConnection(status) {
 /** Take a full room state (GET or a "state" frame). */
 function setRoom(state) {
   const previous = game.room;
+  // a GET answered after newer events arrived on the socket must not turn the board back
+  if (previous && typeof state.version === "number" && state.version < previous.version) return;
   game.room = { ...(previous || {}), ...state };
   game.pos = parsePosition(game.room.position);
   const moves = game.room.moves || [];
@@ -340,7 +343,10 @@ function onError(frame) {
 function onEvent(event, version) {
   const room = game.room;
   if (!room) return;
-  if (typeof version === "number") room.version = version;
+  if (typeof version === "number") {
+    if (version <= room.version) return; // already part of the state we hold
+    room.version = version;
+  }
   switch (event.kind) {
     case "move_played":
       movePlayed(event);
@@ -375,14 +381,14 @@ function onEvent(event, version) {
       break;
     case "takeback_answered":
       closeRequest();
-      if (!mine(event.color)) say(event.accept ? "Takeback accepted." : "Takeback declined.");
+      if (!mine(event.color)) say(event.accept ? "Takeback accepted." : "Takeback declined.", 5000, "info");
       break;
     case "draw_offered":
       askOrWait(event.color, "draw");
       break;
     case "draw_answered":
       closeRequest();
-      if (!mine(event.color)) say(event.accept ? "Draw agreed." : "Draw declined.");
+      if (!mine(event.color)) say(event.accept ? "Draw agreed." : "Draw declined.", 5000, "info");
       break;
     case "thinking":
       game.thinking = event.color || room.turn;
@@ -463,7 +469,7 @@ function positionText(pos) {
 }
 
 function announcePass(color) {
-  say(`${colorName(color)} has no move and passes.`);
+  say(`${colorName(color)} has no move and passes.`, 6000, "info");
 }
 
 function followRematch(event) {
@@ -500,7 +506,7 @@ function refusal(name) {
   }
   const at = squareAt(room.game, game.pos.height, name);
   if (at && game.pos.cells[at.row][at.col]) {
-    return `${name} is taken by ${pieceWord(room.game, game.pos.cells[at.row][at.col])}.`;
+    return `${name} is taken by ${colorName(game.pos.cells[at.row][at.col])}.`;
   }
   const forbidden = forbiddenMap();
   if (forbidden.has(name)) {
@@ -545,7 +551,8 @@ function render() {
     pos: game.pos,
     last: game.last,
     legal,
-    showLegal: $("show-legal").checked,
+    // in m,n,k games every empty point is legal, so marking them all says nothing
+    showLegal: $("show-legal").checked && room.game === "reversi",
     forbidden: forbiddenMap(),
     winning: new Set(outcome && outcome.cells ? outcome.cells : []),
     flips: game.flips,
@@ -583,7 +590,7 @@ function renderPlayers() {
     let kind;
     if (isComputer(color)) kind = seatKind(color).replace(/^level:(\d+)$/, "computer, level $1");
     else if (mine(color)) kind = isLocal() && mine(color === "black" ? "white" : "black") ? "player" : "you";
-    else kind = isLocal() ? "player" : "opponent";
+    else kind = isLocal() || !isPlayer() ? "player" : "opponent";
     if (!isComputer(color) && !mine(color) && !seatConnected(color)) kind += ", away";
     panel.querySelector(".kind").textContent = kind;
     const count = panel.querySelector(".count");
@@ -650,6 +657,7 @@ function renderControls() {
   $("rematch").disabled = !over;
   $("takeback").disabled = over || !(room.moves || []).length;
   $("draw").disabled = over;
+  $("show-legal-box").hidden = room.game !== "reversi";
   const invite = game.seat && game.seat.invite;
   $("invite-box").hidden = !invite || over;
   if (invite) $("invite-url").value = invite;
@@ -692,9 +700,11 @@ function clockText(seconds) {
 }
 
 // ---------------------------------------------------------------- messages, requests, result
-function say(text, ms = 5000) {
+/** Show a line under the board; tone "error" for a refusal, "info" for news. */
+function say(text, ms = 5000, tone = "error") {
   const box = $("message");
   box.textContent = text;
+  box.dataset.tone = tone;
   clearTimeout(game.messageTimer);
   if (ms) game.messageTimer = setTimeout(() => { box.textContent = ""; }, ms);
 }
@@ -710,9 +720,9 @@ function askOrWait(color, kind) {
     $("request").hidden = false;
     $("request-accept").focus();
   } else if (mine(color)) {
-    say(`Asked your opponent to ${what}…`, 0);
+    say(`Asked your opponent to ${what}…`, 0, "info");
   } else {
-    say(`${colorName(color)} asks to ${what}.`);
+    say(`${colorName(color)} asks to ${what}.`, 5000, "info");
   }
 }
 
@@ -797,8 +807,8 @@ function showHint(analysis) {
     if (item && SQUARE.test(item.move)) game.hints.set(item.move, item.score);
   }
   game.best = (analysis.scores && analysis.scores[0] && analysis.scores[0].move) || (analysis.pv || [])[0] || null;
-  if (game.best) say(`Hint: ${game.best} (${formatScore(scoreOf(analysis, game.best))}).`, 8000);
-  else say("No hint for this position.");
+  if (game.best) say(`Hint: ${game.best} (${formatScore(scoreOf(analysis, game.best))}).`, 8000, "info");
+  else say("No hint for this position.", 5000, "info");
   render();
 }
 
@@ -844,7 +854,7 @@ function bindControls() {
   });
   $("hint").addEventListener("click", () => {
     $("hint").disabled = true;
-    say("Thinking about a hint…", 0);
+    say("Thinking about a hint…", 0, "info");
     game.conn.send({ type: "hint" });
   });
   const rematch = () => {
@@ -888,10 +898,10 @@ async function copyInvite() {
   const url = $("invite-url").value;
   try {
     await navigator.clipboard.writeText(url);
-    say("Invite link copied.");
+    say("Invite link copied.", 5000, "info");
   } catch {
     $("invite-url").select();
-    say("Select and copy the link above.");
+    say("Select and copy the link above.", 5000, "info");
   }
 }
 

@@ -76,11 +76,9 @@ function piece(game, color, cx, cy, parent) {
   return el("circle", { cx, cy, r, fill, stroke, "stroke-width": 1.5, class: "piece" }, parent);
 }
 
-/** What a square holds, in words, for its accessible name. */
-export function pieceWord(game, color) {
-  if (!color) return "empty";
-  if (game === "tictactoe") return color === "black" ? "X" : "O";
-  return color;
+/** What a square holds, in words, for its accessible name (as the library's picture says it). */
+export function pieceWord(color) {
+  return color || "empty";
 }
 
 /**
@@ -147,7 +145,7 @@ export function drawBoard(view) {
       const color = pos.cells[row][col];
       const name = squareName(game, h, col, row);
       const classes = ["sq"];
-      let label = `${name}, ${pieceWord(game, color)}`;
+      let label = `${name}, ${pieceWord(color)}`;
       if (!color && forbidden.has(name)) label += `, forbidden (${forbidden.get(name) || "foul"})`;
       else if (!color && view.showLegal && legal.has(name)) label += ", legal";
       if (name === view.last) label += ", last move";

@@ -67,16 +67,18 @@ export function saveSeat(roomId, seat) {
 /**
  * The room's websocket.  onFrame(frame) gets every server frame; onStatus(word)
  * gets "connecting", "connected", "reconnecting" or "closed".  After a drop it
- * reconnects with a growing delay and sends "since" so the server replays only
- * what was missed.
+ * reconnects with a growing delay and sends "since" (currentVersion()) so the
+ * server replays only what was missed.
  */
 export class RoomConnection {
-  constructor(roomId, seat, { onFrame, onStatus, version }) {
+  constructor(roomId, seat, { onFrame, onStatus, currentVersion }) {
     this.roomId = roomId;
     this.seat = seat;
     this.onFrame = onFrame;
     this.onStatus = onStatus;
-    this.version = version ?? null;
+    // the version of the state the page holds, asked at each reconnect
+    this.currentVersion = currentVersion;
+    this.opened = false;
     this.socket = null;
     this.delay = 500;
     this.closed = false;
@@ -86,7 +88,7 @@ export class RoomConnection {
 
   open() {
     this.closed = false;
-    this.onStatus(this.version === null ? "connecting" : "reconnecting");
+    this.onStatus(this.opened ? "reconnecting" : "connecting");
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const socket = new WebSocket(`${scheme}://${location.host}/api/rooms/${encodeURIComponent(this.roomId)}/ws`);
     this.socket = socket;
@@ -95,7 +97,9 @@ export class RoomConnection {
       const tokens = Object.values(this.seat.tokens || {});
       if (tokens.length === 1) hello.token = tokens[0];
       else if (tokens.length > 1) hello.tokens = tokens;
-      if (this.version !== null) hello.since = this.version;
+      const since = this.opened ? this.currentVersion() : null;
+      if (typeof since === "number") hello.since = since;
+      this.opened = true;
       socket.send(JSON.stringify(hello));
       this.delay = 500;
       this.onStatus("connected");
@@ -110,7 +114,6 @@ export class RoomConnection {
       } catch {
         return;
       }
-      if (typeof frame.version === "number") this.version = frame.version;
       this.onFrame(frame);
     });
     socket.addEventListener("close", () => {
