@@ -820,7 +820,7 @@ function scoreOf(analysis, move) {
 // ---------------------------------------------------------------- export
 const FORMATS = {
   reversi: [["ggf", "GGF"], ["sgf", "SGF"], ["transcript", "Transcript"]],
-  gomoku: [["psq", "PSQ (Gomocup)"], ["sgf", "SGF"], ["transcript", "Transcript"]],
+  gomoku: [["psq", "PSQ"], ["sgf", "SGF"], ["transcript", "Transcript"]],
   tictactoe: [["transcript", "Transcript"], ["sgf", "SGF"]],
 };
 const EXTENSIONS = { ggf: "ggf", sgf: "sgf", psq: "psq", transcript: "txt" };
