@@ -223,10 +223,63 @@ class GomokuBoard(Board):
         h = width if height is None else height
         if not (5 <= width <= 26 and 5 <= h <= 26):
             raise ValueError(f"gomoku board size {width}x{h} is out of range (5..26)")
+        # one Move per square, shared by every board of this size: legal_moves
+        # and push hand these out instead of building new ones (playout speed)
+        self._moves = _move_table(width, h)
         super().__init__(width, h, 5, position=position)
 
     def variant(self) -> dict[str, object]:
         return {"width": self._width, "height": self._height, "rule": self.rule}
+
+    @property
+    def legal_moves(self) -> list[Move]:
+        if self._outcomes[-1] is not None:
+            return []
+        return [m for m, v in zip(self._moves, self._cells) if v == EMPTY]
+
+    def _coerce(self, move: Move | str) -> Move:
+        if isinstance(move, Move) and 0 <= move.col < self._width and 0 <= move.row < self._height:
+            return self._moves[move.row * self._width + move.col]
+        return super()._coerce(move)
+
+    def _outcome_after(self, move: Move, color: Color) -> Outcome | None:
+        """As :meth:`Board._outcome_after`, counting each line in place and
+        building the winning cells only for a winning line."""
+        w, h = self._width, self._height
+        cells = self._cells
+        v = color + 1
+        col0, row0 = move.col, move.row
+        for dc, dr in _DIRECTIONS:
+            length = 1
+            blocked = 0
+            for sign in (1, -1):
+                sc, sr = sign * dc, sign * dr
+                c, r = col0 + sc, row0 + sr
+                while 0 <= c < w and 0 <= r < h and cells[r * w + c] == v:
+                    length += 1
+                    c += sc
+                    r += sr
+                if not (0 <= c < w and 0 <= r < h) or cells[r * w + c] != EMPTY:
+                    blocked += 1
+            if length >= 5 and self._wins_with(length, color, blocked):
+                run, _ = self.line_through(col0, row0, dc, dr)
+                line = tuple(self._moves[i] for i in run)
+                return Outcome(color, "line", (1, 0) if color is BLACK else (0, 1), cells=line)
+        if self._count == len(cells):
+            return Outcome(None, "draw", (0, 0))
+        return None
+
+
+_MOVE_TABLES: dict[tuple[int, int], list[Move]] = {}
+
+
+def _move_table(width: int, height: int) -> list[Move]:
+    """Every square's Move for a ``width`` x ``height`` board, row-major from the top."""
+    table = _MOVE_TABLES.get((width, height))
+    if table is None:
+        table = [Move(i % width, i // width, f"{column_letter(i % width)}{height - i // width}") for i in range(width * height)]
+        _MOVE_TABLES[(width, height)] = table
+    return table
 
 
 class StandardGomokuBoard(GomokuBoard):
