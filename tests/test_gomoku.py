@@ -43,8 +43,8 @@ def test_rectangular_sizes(width: int, height: int) -> None:
     for rule in RULES:
         board = gomoku(size=(width, height), rule=rule)
         assert (board.width, board.height) == (width, height)
-    board = new_board("gomoku", {"width": width, "height": height, "rule": "caro"})
-    assert (board.width, board.height) == (width, height)
+    generic = new_board("gomoku", {"width": width, "height": height, "rule": "caro"})
+    assert (generic.width, generic.height) == (width, height)
 
 
 @pytest.mark.parametrize("size", [4, 27, (4, 10), (10, 27), 0])

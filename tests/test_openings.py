@@ -51,7 +51,7 @@ def test_swap2_second_may_place_two_more_and_hand_the_choice_back() -> None:
     phase.check_stone(WHITE)
     phase.stone_placed()
     phase.stone_placed()
-    assert (phase.stage, phase.actor, phase.options) == ("choose", BLACK, ("black", "white"))
+    assert (phase.stage, phase.actor, list(phase.options)) == ("choose", BLACK, ["black", "white"])
     assert phase.choose("black") is False  # the opener keeps Black
     assert phase.to_dict()["choices"] == [["white", "place"], ["black", "black"]]
 
