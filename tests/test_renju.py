@@ -198,3 +198,30 @@ def position_text_rect(black: list[str], white: list[str], width: int, height: i
         for name in stones:
             grid[height - int(name[1:])][ord(name[0]) - ord("a")] = symbol
     return "/".join("".join(r) for r in grid) + " X"
+
+
+def test_black_with_only_forbidden_points_left_draws() -> None:
+    # 7x7, no five anywhere; the one empty point d7 would be an overline.
+    text = "XXX-XXX/OOXXOOX/XXOOXXO/OOXXOOX/XXOOXXO/OOXXOOX/XXOOXXO X"
+    board = gomoku(size=7, rule="renju", position=text)
+    assert board.forbidden("d7") == "overline"
+    assert board.legal_moves == []
+    out = board.outcome()
+    assert out is not None and out.winner is None and out.reason == "draw"
+    # when fouls lose instead, the point is a legal (losing) move
+    losing = gomoku(size=7, rule="renju", position=text, forbidden_loses=True)
+    assert losing.outcome() is None and [str(m) for m in losing.legal_moves] == ["d7"]
+    losing.push("d7")
+    out = losing.outcome()
+    assert out is not None and out.winner is WHITE and out.reason == "forbidden"
+
+
+def test_five_wins_even_when_the_same_move_makes_an_overline_elsewhere() -> None:
+    # f8 completes b8..f8 (five) and f4..f10 vertically would be seven stones
+    black = ["b8", "c8", "d8", "e8", "f4", "f5", "f6", "f7", "f9", "f10"]
+    board = gomoku(rule="renju", position=position_text(black, ["a8", "g8", "a1", "a2", "a3", "a4", "a5", "a6", "a7"]))
+    assert board.forbidden("f8") is None
+    board.push("f8")
+    out = board.outcome()
+    assert out is not None and out.winner is BLACK
+    assert sorted(str(c) for c in out.cells) == ["b8", "c8", "d8", "e8", "f8"]

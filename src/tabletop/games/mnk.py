@@ -382,9 +382,21 @@ class RenjuBoard(GomokuBoard):
             points.append(self.move_at(col, row - 1))
         return points
 
+    def outcome(self) -> Outcome | None:
+        """As for every board, and a draw when Black is to move and every empty
+        point is forbidden (Black has no legal move; Renju has no pass here)."""
+        out = self._outcomes[-1]
+        if out is not None or self._turn is not BLACK or self.forbidden_loses:
+            return out
+        if len(self._forbidden_map()) < len(self._cells) - self._count:
+            return None
+        return Outcome(None, "draw", (0, 0))
+
     # -- moves --------------------------------------------------------------------
     @property
     def legal_moves(self) -> list[Move]:
+        if self.outcome() is not None:
+            return []
         moves = super().legal_moves
         if self._turn is BLACK and not self.forbidden_loses and moves:
             fouls = self._forbidden_map()
