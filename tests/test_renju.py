@@ -219,7 +219,7 @@ def test_black_with_only_forbidden_points_left_draws() -> None:
 def test_five_wins_even_when_the_same_move_makes_an_overline_elsewhere() -> None:
     # f8 completes b8..f8 (five) and f4..f10 vertically would be seven stones
     black = ["b8", "c8", "d8", "e8", "f4", "f5", "f6", "f7", "f9", "f10"]
-    board = gomoku(rule="renju", position=position_text(black, ["a8", "g8", "a1", "a2", "a3", "a4", "a5", "a6", "a7"]))
+    board = gomoku(rule="renju", position=position_text(black, ["a8", "g8", "a1", "c1", "e1", "g1", "i1", "k1", "m1"]))
     assert board.forbidden("f8") is None
     board.push("f8")
     out = board.outcome()
