@@ -6,6 +6,14 @@ subclass that overrides a few named hooks, python-chess style:
 - :meth:`Board._wins_with` — does a line of this length win for this colour?
 - :meth:`Board.forbidden` — is this point forbidden for the side to move?
 
+Gomoku's rules (:data:`RULES`, built by :func:`gomoku`): ``freestyle``
+(:class:`GomokuBoard`, five or more wins), ``standard`` (exactly five),
+``caro`` (five or more, not blocked at both ends) and ``renju``
+(:class:`RenjuBoard`: Black exactly five and no double-three, double-four or
+overline; the judgement lives in :mod:`tabletop.games.renju`).  Opening rules
+(swap, swap2) are in :mod:`tabletop.games.openings`.  This module must not
+know about turns between people, clocks or any view.
+
 Squares are named in the renju convention: columns ``a..`` left to right,
 rows ``1..`` from the bottom, so ``a1`` is the bottom-left corner and ``b2`` the
 centre of Tic-tac-toe.
