@@ -135,6 +135,15 @@ class OpeningPhase:
         self.stones_left = 0
         return self.swapped
 
+    def computer_choice(self) -> str:
+        """The choice a computer seat makes: take White, which moves next.
+
+        Computer players have no opinion of opening positions yet, so they
+        never ask for the two extra stones of swap2 either."""
+        if self.stage != CHOOSE:
+            raise OpeningError("no_choice_pending", "there is no opening choice to make now")
+        return "white"
+
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready view for events and state snapshots."""
         return {
