@@ -38,3 +38,12 @@ def test_bad_rule_or_size_is_one_line_with_exit_2(
     assert main(["play", "gomoku", *args]) == 2
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_svg_picture_crosses_renju_forbidden_points_only_for_black() -> None:
+    board = gomoku(size=9, rule="renju")
+    for mv in ["e5", "a1", "d5", "a2", "f6", "a3", "f7", "a4"]:
+        board.push(mv)
+    assert board._repr_svg_().count('stroke="#c0392b"') == 1
+    board.push("a9")
+    assert board._repr_svg_().count('stroke="#c0392b"') == 0

@@ -454,6 +454,13 @@ class RenjuBoard(GomokuBoard):
                         self._blacks.append(p)
         self._forbidden_cache = None
 
+    def _repr_svg_(self) -> str:
+        """The board as SVG, with Black's forbidden points crossed when Black is to move."""
+        from tabletop.games.svg import board_svg
+
+        black_to_move = self._turn is BLACK and not self.is_game_over()
+        return board_svg(self, forbidden=self.forbidden_points() if black_to_move else None)
+
     def copy(self) -> RenjuBoard:
         b = super().copy()
         assert isinstance(b, RenjuBoard)
