@@ -11,6 +11,12 @@ Figures, all measured in one process:
   positions from seeded random Renju games, with the naive scan (judge every
   empty point, no filter) as the reference.  The target is under 1 ms.
 
+With ``--judge-check N`` it also compares the forbidden sets (points and
+kinds) of N positions with the Python port of Piskvork's Renju judge (PyPI
+``renju==0.1.0``), installed on first use into its own virtual environment
+under ``.bench-envs/renju`` (git-ignored); the port runs in a subprocess and
+never becomes a dependency of tabletop.
+
 Then, when ``tabletop.bench.gomoku_engine`` exists, its
 ``run_engine_bench(args)`` adds the engine figures.
 
@@ -24,8 +30,12 @@ import importlib
 import json
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from tabletop.games import renju
@@ -38,6 +48,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--no-engine", action="store_true", help="skip the engine figures")
+    parser.add_argument(
+        "--judge-check",
+        type=int,
+        default=0,
+        metavar="N",
+        help="compare the forbidden sets of N positions with the Piskvork judge port (pip renju==0.1.0, "
+        "installed into .bench-envs/renju on first use)",
+    )
 
 
 def playouts_per_second(make: Callable[[], Board], seconds: float, seed: int) -> float:
@@ -90,6 +108,56 @@ def scan_microseconds(positions: list[RenjuBoard], naive: bool, repeats: int) ->
     return times
 
 
+# Runs inside the reference venv: reads positions as JSON on stdin, prints the
+# ids of those whose forbidden set differs from ours.
+_JUDGE_SCRIPT = """
+import json, sys
+from renju.check_forbid import get_foul_type
+KINDS = {1: "double-three", 2: "double-four", 3: "overline"}
+data = json.load(sys.stdin)
+differ = []
+for index, item in enumerate(data):
+    rows = item["text"].split()[0].split("/")
+    n = len(rows)
+    grid = [[{"X": 1, "O": 2, "-": 0}[ch] for ch in row] for row in rows]
+    theirs = {}
+    for r in range(n):
+        for c in range(n):
+            if grid[r][c] == 0:
+                kind = get_foul_type(grid, r, c)
+                if kind:
+                    theirs[chr(97 + c) + str(n - r)] = KINDS[kind]
+    if theirs != item["forbidden"]:
+        differ.append({"index": index, "ours": item["forbidden"], "theirs": theirs})
+print(json.dumps({"positions": len(data), "differ": differ}))
+"""
+
+
+def judge_python(root: Path) -> Path:
+    """The reference venv's python, created with ``renju==0.1.0`` on first use."""
+    env = root / ".bench-envs" / "renju"
+    python = env / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "renju==0.1.0"], check=True)
+    return python
+
+
+def judge_check(count: int, seed: int) -> dict[str, Any]:
+    """Compare our forbidden sets with the Piskvork judge port on ``count`` positions."""
+    positions = renju_positions(count, seed + 1)
+    payload = [
+        {"text": b.to_text(), "forbidden": {str(m): b.forbidden(m) for m in b.forbidden_points()}} for b in positions
+    ]
+    python = judge_python(Path.cwd())
+    with tempfile.TemporaryFile("w+") as stdin:
+        json.dump(payload, stdin)
+        stdin.seek(0)
+        done = subprocess.run([str(python), "-c", _JUDGE_SCRIPT], stdin=stdin, capture_output=True, text=True, check=True)
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
 def run(args: argparse.Namespace) -> int:
     results: dict[str, Any] = {}
     seconds = max(0.05, float(args.seconds))
@@ -99,35 +167,29 @@ def run(args: argparse.Namespace) -> int:
 
     positions = renju_positions(max(1, int(args.positions)), args.seed)
     fast = scan_microseconds(positions, naive=False, repeats=3)
-    slow = scan_microseconds(positions[: max(1, len(positions) // 5)], naive=True, repeats=1)
-    forbidden_total = sum(len(b.forbidden_points()) for b in positions)
+    slow = scan_microseconds(positions, naive=True, repeats=1)
     results.update(
         {
             "scan_positions": len(positions),
-            "scan_forbidden_points": forbidden_total,
+            "scan_forbidden_points": sum(len(b.forbidden_points()) for b in positions),
             "scan_mean_us": statistics.fmean(fast),
             "scan_p99_us": sorted(fast)[min(len(fast) - 1, int(len(fast) * 0.99))],
             "scan_max_us": max(fast),
             "naive_scan_mean_us": statistics.fmean(slow),
         }
     )
+    differ: list[dict[str, Any]] = []
+    if args.judge_check > 0:
+        report = judge_check(int(args.judge_check), args.seed)
+        differ = report["differ"]
+        results["judge_check_positions"] = report["positions"]
+        results["judge_check_differ"] = len(differ)
     if args.json:
         print(json.dumps(results))
     else:
-        ratio = results["freestyle_playouts_per_s"] / results["mnk_reference_playouts_per_s"]
-        print("tabletop bench gomoku")
-        print(f"  random playouts 15x15 freestyle   {results['freestyle_playouts_per_s']:10.1f} /s")
-        print(f"    reference: generic m,n,k board  {results['mnk_reference_playouts_per_s']:10.1f} /s   (x{ratio:.1f})")
-        print(f"  random playouts 15x15 renju       {results['renju_playouts_per_s']:10.1f} /s")
-        print(
-            f"  renju forbidden scan, full board  {results['scan_mean_us']:10.1f} us mean, "
-            f"{results['scan_p99_us']:.1f} p99, {results['scan_max_us']:.1f} max "
-            f"over {len(positions)} positions ({forbidden_total} forbidden points); target < 1000 us"
-        )
-        print(
-            f"    reference: naive scan           {results['naive_scan_mean_us']:10.1f} us mean   "
-            f"(x{results['naive_scan_mean_us'] / results['scan_mean_us']:.1f})"
-        )
+        print_table(results, differ)
+    if differ:
+        return 1
     if not args.no_engine:
         try:
             engine = importlib.import_module("tabletop.bench.gomoku_engine")
@@ -135,6 +197,29 @@ def run(args: argparse.Namespace) -> int:
             if exc.name != "tabletop.bench.gomoku_engine":
                 raise
         else:
-            code = engine.run_engine_bench(args)
-            return int(code or 0)
+            return int(engine.run_engine_bench(args) or 0)
     return 0
+
+
+def print_table(results: dict[str, Any], differ: list[dict[str, Any]]) -> None:
+    ratio = results["freestyle_playouts_per_s"] / results["mnk_reference_playouts_per_s"]
+    print("tabletop bench gomoku")
+    print(f"  random playouts 15x15 freestyle   {results['freestyle_playouts_per_s']:10.1f} /s")
+    print(f"    reference: generic m,n,k board  {results['mnk_reference_playouts_per_s']:10.1f} /s   (x{ratio:.1f})")
+    print(f"  random playouts 15x15 renju       {results['renju_playouts_per_s']:10.1f} /s")
+    print(
+        f"  renju forbidden scan, full board  {results['scan_mean_us']:10.1f} us mean, "
+        f"{results['scan_p99_us']:.1f} p99, {results['scan_max_us']:.1f} max over {results['scan_positions']} "
+        f"positions ({results['scan_forbidden_points']} forbidden points); target < 1000 us"
+    )
+    print(
+        f"    reference: naive scan           {results['naive_scan_mean_us']:10.1f} us mean   "
+        f"(x{results['naive_scan_mean_us'] / results['scan_mean_us']:.1f})"
+    )
+    if "judge_check_positions" in results:
+        print(
+            "  forbidden sets against the Piskvork judge port (renju 0.1.0): "
+            f"{results['judge_check_positions']} positions, {results['judge_check_differ']} differ"
+        )
+        for item in differ[:5]:
+            print(f"    position {item['index']}: ours {item['ours']} theirs {item['theirs']}")
