@@ -1,0 +1,97 @@
+"""``tabletop serve``: run the game server (FastAPI on uvicorn) and print its URL.
+
+Parses options and starts uvicorn; the server itself lives in
+:mod:`tabletop.server`.  Bad options give a one-line error (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import threading
+import time
+import webbrowser
+from typing import Any
+
+from tabletop.cli import CliError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("serve", help="run the game server and the web app")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument(
+        "--database", default=None, help="SQLAlchemy URL (default: a SQLite file in the user data dir)"
+    )
+    p.add_argument("--redis", default=None, help="Redis URL for the event bus between server processes")
+    p.add_argument("--open", action="store_true", help="open the web app in a browser")
+    p.add_argument(
+        "--workers", type=int, default=2, help="processes for computer seats and analysis (default 2)"
+    )
+    p.add_argument(
+        "--frame-rate", type=float, default=20.0, help="frames a second per connection (0: no limit)"
+    )
+    p.add_argument(
+        "--allow-engines", action="store_true", help="let rooms run external engines (gomocup:, nboard:)"
+    )
+    p.add_argument(
+        "--sqlite-synchronous",
+        default="FULL",
+        choices=["OFF", "NORMAL", "FULL", "EXTRA"],
+        help=argparse.SUPPRESS,
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from tabletop.server.app import create_app
+    from tabletop.server.settings import Settings, default_database_url
+
+    if not 0 <= args.port <= 65535:
+        raise CliError(f"--port {args.port} is not a port number (0..65535)")
+    if args.workers < 1:
+        raise CliError("--workers must be at least 1")
+    database = args.database or default_database_url()
+    if "://" not in database:
+        raise CliError(
+            f"--database {database!r} is not a database URL (sqlite:////path.db, postgresql://...)"
+        )
+    try:
+        import sqlalchemy
+
+        sqlalchemy.engine.make_url(database)
+    except Exception as exc:  # noqa: BLE001 - reported as one line
+        raise CliError(f"--database {database!r}: {exc}") from None
+    settings = Settings(
+        database=database,
+        redis=args.redis,
+        frame_rate=args.frame_rate,
+        workers=args.workers,
+        allow_engines=args.allow_engines,
+        sqlite_synchronous=args.sqlite_synchronous,
+    )
+    app = create_app(settings)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)
+    server = uvicorn.Server(config)
+    url_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+
+    def announce() -> None:
+        while not server.started and not server.should_exit:
+            time.sleep(0.05)
+        if not server.started:
+            return
+        port = args.port
+        for s in server.servers:
+            for sock in s.sockets:
+                port = sock.getsockname()[1]
+        url = f"http://{url_host}:{port}/"
+        print(f"tabletop serving on {url} (database {database})", flush=True)
+        if args.open:
+            with contextlib.suppress(webbrowser.Error):
+                webbrowser.open(url)
+
+    threading.Thread(target=announce, daemon=True).start()
+    server.run()
+    return 0 if server.started else 1

@@ -1,0 +1,350 @@
+"""The FastAPI application: REST routes for rooms, the room websocket, the web app's files.
+
+:func:`create_app` wires a :class:`~.rooms.RoomHub` to a store, a bus and a
+process pool chosen by :class:`~.settings.Settings`.  This module checks and
+translates (HTTP and websocket frames to room requests, room errors to error
+frames and HTTP errors); it holds no game rule and no SQL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Query, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from tabletop.server.bus import make_bus
+from tabletop.server.models import (
+    AnalyseRequest,
+    CreatedRoom,
+    CreateRoom,
+    Hello,
+    Joined,
+    JoinRoom,
+    MoveFrame,
+    SimpleFrame,
+    client_frame,
+)
+from tabletop.server.records import record_text
+from tabletop.server.rooms import Client, Room, RoomError, RoomHub, frame
+from tabletop.server.settings import Settings
+from tabletop.server.store import SqlStore
+from tabletop.server.workers import Pool, analyse_job, evaluate_job
+
+__all__ = ["create_app"]
+
+WEB = Path(__file__).with_name("web")
+EXTERNAL_ENGINES = ("gomocup:", "nboard:")
+
+
+def _error(code: str, message: str, status: int) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message, "detail": message}, status_code=status)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The server application for ``settings`` (an in-memory SQLite database by default)."""
+    settings = settings or Settings()
+    state: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
+        bus = await make_bus(settings.redis)
+        pool = Pool(settings.workers)
+        hub = RoomHub(store, bus, pool, replay_limit=settings.replay_limit)
+        state["hub"] = hub
+        state["evaluations"] = {}
+        await hub.resume()
+        try:
+            yield
+        finally:
+            await hub.close()
+            pool.close()
+            await bus.close()
+            await store.close()
+
+    app = FastAPI(
+        title="tabletop",
+        summary="Reversi, Gomoku/Renju and Tic-tac-toe rooms over REST and websockets",
+        lifespan=lifespan,
+    )
+
+    def hub() -> RoomHub:
+        h: RoomHub = state["hub"]
+        return h
+
+    @app.exception_handler(RoomError)
+    async def room_error(_request: Request, exc: RoomError) -> JSONResponse:
+        return _error(exc.code, str(exc), exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        return _error("bad_request", f"{where or 'request'}: {first.get('msg', 'invalid')}", 422)
+
+    async def room_or_404(room_id: str) -> Room:
+        room = await hub().get(room_id) if len(room_id) <= 32 else None
+        if room is None:
+            raise RoomError("unknown_room", f"there is no room {room_id!r}", 404)
+        return room
+
+    # -- REST -------------------------------------------------------------------------------------------
+    @app.post("/api/rooms", response_model=CreatedRoom, status_code=201)
+    async def create_room(body: CreateRoom, request: Request) -> CreatedRoom:
+        """Create a room; the reply holds the creator's seat tokens and the invite link."""
+        from tabletop.ai import SpecError, player
+
+        for label, spec in body.seats.items():
+            if spec == "human":
+                continue
+            if spec.lower().startswith(EXTERNAL_ENGINES) and not settings.allow_engines:
+                raise RoomError("bad_seat", f"{label}: external engines are off on this server", 400)
+            try:
+                player(spec, game=body.game)
+            except (SpecError, ValueError) as exc:
+                raise RoomError("bad_seat", f"{label}: {exc}", 400) from None
+        clock = None
+        if body.clock is not None:
+            clock = body.clock.model_dump()
+        try:
+            room, tokens, invite = await hub().create(
+                game=body.game,
+                options=body.options,
+                position=body.position,
+                seats={str(k): v for k, v in body.seats.items()},
+                clock=clock,
+                mode=body.mode,
+                as_=body.as_,
+                listed=body.listed,
+            )
+        except (ValueError, TypeError) as exc:
+            if isinstance(exc, RoomError):
+                raise
+            raise RoomError("bad_room", str(exc), 400) from None
+        base = settings.public_url or str(request.base_url).rstrip("/")
+        link = None if invite is None else f"{base.rstrip('/')}/play/{room.id}?invite={invite}"
+        return CreatedRoom(room=room.id, tokens=tokens, invite=link)
+
+    @app.post("/api/rooms/{room_id}/join", response_model=Joined)
+    async def join_room(room_id: str, body: JoinRoom) -> Joined:
+        """Take the free seat with the invite secret (or of a listed room)."""
+        seat, token = await hub().join(room_id, body.invite)
+        return Joined(seat=seat, token=token)
+
+    @app.get("/api/rooms")
+    async def lobby() -> dict[str, Any]:
+        """Listed rooms waiting for a player."""
+        rooms = await hub().store.lobby()
+        return {
+            "rooms": [
+                {
+                    "id": r.id,
+                    "game": r.game,
+                    "options": r.options,
+                    "seats": r.seats,
+                    "clock": r.clock,
+                    "created": r.created,
+                }
+                for r in rooms
+            ]
+        }
+
+    @app.get("/api/rooms/{room_id}")
+    async def room_state(room_id: str) -> dict[str, Any]:
+        """The room's state (never a token)."""
+        return (await room_or_404(room_id)).state()
+
+    @app.get("/api/rooms/{room_id}/record")
+    async def room_record(room_id: str, format: str = Query("transcript", max_length=16)) -> Response:
+        """The game record as SGF, GGF, PSQ or a transcript."""
+        room = await room_or_404(room_id)
+        try:
+            text, media = record_text(room, format)
+        except ValueError as exc:
+            raise RoomError("bad_format", str(exc), 400) from None
+        return PlainTextResponse(
+            text,
+            media_type=media,
+            headers={"content-disposition": f'attachment; filename="{room_id}.{format}"'},
+        )
+
+    @app.get("/api/rooms/{room_id}/evaluation")
+    async def evaluation(room_id: str) -> dict[str, Any]:
+        """A score per ply from Black's side (computed in the pool, cached)."""
+        room = await room_or_404(room_id)
+        moves = [str(m) for m in room.match.board.move_stack]
+        key = (room_id, len(moves), tuple(moves))
+        cache: dict[Any, list[float | None]] = state["evaluations"]
+        if key not in cache:
+            seconds = 0.05 if room.record.game != "tictactoe" else 0.01
+            cache[key] = await hub().pool.run(
+                evaluate_job, room.record.game, room.record.options, room.record.position, moves, seconds
+            )
+        return {"scores": cache[key]}
+
+    @app.post("/api/analyse")
+    async def analyse(body: AnalyseRequest) -> dict[str, Any]:
+        """The engine's analysis of a position (in the pool)."""
+        try:
+            result: dict[str, Any] = await hub().pool.run(
+                analyse_job, body.game, body.options, body.position, body.moves, body.seconds
+            )
+        except ValueError as exc:
+            raise RoomError("bad_position", str(exc), 400) from None
+        return result
+
+    # -- websocket ---------------------------------------------------------------------------------------------
+    @app.websocket("/api/rooms/{room_id}/ws")
+    async def room_socket(websocket: WebSocket, room_id: str) -> None:
+        await websocket.accept()
+        room = await hub().get(room_id) if len(room_id) <= 32 else None
+        if room is None:
+            await websocket.send_text(
+                frame("error", code="unknown_room", message=f"there is no room {room_id!r}")
+            )
+            await websocket.close(code=4404)
+            return
+        outbox: asyncio.Queue[str] = asyncio.Queue()
+        client = Client(outbox.put_nowait)
+        sender = asyncio.get_running_loop().create_task(_pump(websocket, outbox))
+        recent: deque[float] = deque()
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:
+                    client.send(frame("error", code="bad_frame", message="frames are JSON text", seq=None))
+                    continue
+                if len(text.encode()) > settings.frame_bytes:
+                    client.send(
+                        frame(
+                            "error",
+                            code="frame_too_large",
+                            message=f"frames are at most {settings.frame_bytes} bytes",
+                            seq=None,
+                        )
+                    )
+                    continue
+                if settings.frame_rate > 0:
+                    now = time.monotonic()
+                    while recent and now - recent[0] >= 1.0:
+                        recent.popleft()
+                    if len(recent) >= settings.frame_rate:
+                        client.send(
+                            frame(
+                                "error",
+                                code="rate_limited",
+                                message=f"at most {settings.frame_rate:g} frames a second",
+                                seq=_seq_of(text),
+                            )
+                        )
+                        continue
+                    recent.append(now)
+                await _handle(room, client, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await room.leave(client)
+            sender.cancel()
+
+    async def _handle(room: Room, client: Client, text: str) -> None:
+        try:
+            parsed = client_frame.validate_json(text)
+        except ValidationError as exc:
+            errors = exc.errors()
+            where = ".".join(str(p) for p in errors[0]["loc"]) if errors else "frame"
+            why = errors[0]["msg"] if errors else "invalid"
+            client.send(
+                frame("error", code="bad_frame", message=f"{where or 'frame'}: {why}", seq=_seq_of(text))
+            )
+            return
+        seq = parsed.seq if isinstance(parsed, MoveFrame) else None
+        try:
+            if isinstance(parsed, Hello):
+                if client.greeted:
+                    raise RoomError("bad_frame", "hello was already sent on this connection")
+                tokens = list(parsed.tokens or []) + ([parsed.token] if parsed.token else [])
+                bad = await room.greet(client, tokens, parsed.since)
+                if bad:
+                    client.send(
+                        frame(
+                            "error",
+                            code="bad_token",
+                            message="a seat token is not valid for this room",
+                            seq=None,
+                        )
+                    )
+                return
+            if not client.greeted:
+                raise RoomError("no_hello", "send hello first")
+            if isinstance(parsed, MoveFrame):
+                await room.move(client, parsed.move, parsed.seq)
+            elif isinstance(parsed, SimpleFrame):
+                if parsed.type == "ping":
+                    client.send(frame("pong"))
+                elif parsed.type == "hint":
+                    room.actor(client)
+                    client.send(frame("hint", analysis=await room.hint()))
+                elif parsed.type == "rematch":
+                    await room.rematch(client)
+                else:
+                    await room.request(client, parsed.type)
+            else:
+                await room.request(client, parsed.type, parsed.accept)
+        except RoomError as exc:
+            client.send(frame("error", code=exc.code, message=str(exc), seq=seq))
+
+    # -- the web app ----------------------------------------------------------------------------------------------
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(WEB / "index.html")
+
+    @app.get("/play/{room_id}", include_in_schema=False)
+    async def play_page(room_id: str) -> FileResponse:
+        return FileResponse(WEB / "index.html")
+
+    @app.get("/healthz", include_in_schema=False)
+    async def health() -> dict[str, Any]:
+        return {"ok": True, "rooms": len(hub().rooms)}
+
+    if WEB.is_dir():
+        app.mount("/web", StaticFiles(directory=WEB), name="web")
+    return app
+
+
+def _seq_of(text: str) -> int | None:
+    """The seq of a refused frame, if it has a readable one (so the client can match the error)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    seq = data.get("seq") if isinstance(data, dict) else None
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+
+
+async def _pump(websocket: WebSocket, outbox: asyncio.Queue[str]) -> None:
+    """Send queued frames in order; stops when the socket closes."""
+    try:
+        while True:
+            payload = await outbox.get()
+            if websocket.application_state != WebSocketState.CONNECTED:
+                return
+            await websocket.send_text(payload)
+    except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
+        return
+    except Exception:  # noqa: BLE001 - a closed transport; the reader side ends the session
+        return

@@ -1,0 +1,42 @@
+"""Settings of one game-server process: where it stores games, how it fans out
+events, and the limits it enforces on every connection.
+
+This module only holds values and their defaults; it opens nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Settings", "default_database_url"]
+
+
+def default_database_url() -> str:
+    """A SQLite file in the user's data directory (created if missing)."""
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir("tabletop", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'tabletop.db'}"
+
+
+@dataclass
+class Settings:
+    """``database``: a SQLAlchemy URL; ``redis``: a Redis URL for the event bus
+    (None: in-process).  ``frame_rate``: frames a second a connection may send
+    (0: no limit); ``frame_bytes``: the largest frame accepted.  ``public_url``:
+    the base of invite links (None: taken from each request).
+    ``allow_engines``: let rooms name external engines (``gomocup:CMD``,
+    ``nboard:CMD``), which run a command on this machine: off unless the operator
+    turns it on."""
+
+    database: str = "sqlite:///:memory:"
+    redis: str | None = None
+    frame_rate: float = 20.0
+    frame_bytes: int = 4096
+    replay_limit: int = 500
+    workers: int = 2
+    public_url: str | None = None
+    sqlite_synchronous: str = "FULL"
+    allow_engines: bool = False

@@ -1,0 +1,94 @@
+"""The process pool where computer seats think and positions are analysed.
+
+Searching is CPU work; done on the event loop it would freeze every room of
+the server.  Each job gets plain values (game, options, start position, moves)
+and rebuilds its own board, so nothing but text crosses the process boundary.
+This module must not touch the store, the bus or any socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any
+
+__all__ = ["Pool", "analyse_job", "choose_job", "evaluate_job"]
+
+
+def _board(game: str, options: dict[str, Any], position: str | None, moves: list[str]) -> Any:
+    from tabletop.games import new_board
+
+    board_options = {k: v for k, v in options.items() if k != "opening"}
+    board = new_board(game, board_options, position)
+    for text in moves:
+        board.push(board.parse_move(text))
+    return board
+
+
+def choose_job(game: str, options: dict[str, Any], position: str | None, moves: list[str], spec: str) -> str:
+    """The move the player ``spec`` chooses after ``moves``."""
+    from tabletop.ai import player
+
+    board = _board(game, options, position, moves)
+    return str(player(spec, game=game).choose(board, None))
+
+
+def analyse_job(
+    game: str, options: dict[str, Any], position: str | None, moves: list[str], seconds: float
+) -> dict[str, object]:
+    """The engine's analysis of the position after ``moves``."""
+    from tabletop.ai import Limit, analyse
+
+    board = _board(game, options, position, moves)
+    if board.is_game_over():
+        return {"scores": [], "pv": [], "depth": 0, "nodes": 0, "seconds": 0.0, "forced_win": None}
+    return analyse(board, Limit(seconds=seconds)).to_dict()
+
+
+def evaluate_job(
+    game: str, options: dict[str, Any], position: str | None, moves: list[str], seconds: float
+) -> list[float | None]:
+    """A score for every ply (0 = start) from Black's side: the best move's score
+    for the side to move, or the result once the game is over."""
+    from tabletop.ai import Limit, analyse
+    from tabletop.games.core import BLACK
+
+    board = _board(game, options, position, [])
+    scores: list[float | None] = []
+    for i in range(len(moves) + 1):
+        if board.is_game_over():
+            outcome = board.outcome()
+            black, white = outcome.score if outcome is not None else (0, 0)
+            scores.append(
+                float(black - white) if game == "reversi" else float((black > white) - (white > black))
+            )
+        else:
+            analysis = analyse(board, Limit(seconds=seconds))
+            best = analysis.scores[0].score if analysis.scores else None
+            scores.append(None if best is None else (best if board.turn is BLACK else -best))
+        if i < len(moves):
+            board.push(board.parse_move(moves[i]))
+    return scores
+
+
+class Pool:
+    """A lazily started process pool (``forkserver``: safe beside the server's threads)."""
+
+    def __init__(self, workers: int = 2, executor: Executor | None = None) -> None:
+        self.workers = max(1, workers)
+        self._executor = executor
+
+    def _get(self) -> Executor:
+        if self._executor is None:
+            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+        return self._executor
+
+    async def run(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._get(), fn, *args)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
