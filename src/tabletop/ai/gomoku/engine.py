@@ -1,0 +1,218 @@
+"""The Gomoku/Renju engine as players: analysis, levels 1..10, time management.
+
+:func:`analyse` looks for a forced win (VCF, then VCT) for the side to move,
+then runs the alpha-beta search and reports the best root moves.  Every move
+handed back is legal on the rules board it was asked about; a forced win is
+replayed on a copy of that board before it is reported.
+
+This module must not speak any protocol or do I/O; :mod:`tabletop.protocols.gomocup`
+and the match runner drive it.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from tabletop.ai.base import Analysis, Limit, MoveScore
+from tabletop.ai.gomoku import patterns as P
+from tabletop.ai.gomoku.position import Position
+from tabletop.ai.gomoku.search import WIN, Searcher
+from tabletop.ai.gomoku.threats import ThreatSolver
+from tabletop.games.core import BaseBoard, IllegalMoveError, Move
+
+__all__ = ["EngineSettings", "GomokuEngine", "LEVELS", "analyse", "level_player", "turn_seconds", "verified_win"]
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """What a level may do: search time and depth, threat solvers, mistakes."""
+
+    seconds: float = 3.0
+    max_depth: int = 64
+    width: int = 14
+    vcf_nodes: int = 60_000
+    vct_nodes: int = 20_000
+    blunder: float = 0.0  # chance of a plausible but unexamined move
+    greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
+
+
+LEVELS: dict[int, EngineSettings] = {
+    1: EngineSettings(greedy_only=True, blunder=0.55, vcf_nodes=0, vct_nodes=0),
+    2: EngineSettings(greedy_only=True, blunder=0.25, vcf_nodes=0, vct_nodes=0),
+    3: EngineSettings(greedy_only=True, blunder=0.0, vcf_nodes=0, vct_nodes=0),
+    4: EngineSettings(seconds=0.2, max_depth=2, width=8, vcf_nodes=0, vct_nodes=0),
+    5: EngineSettings(seconds=0.3, max_depth=3, width=10, vcf_nodes=2_000, vct_nodes=0),
+    6: EngineSettings(seconds=0.5, max_depth=4, width=10, vcf_nodes=5_000, vct_nodes=0),
+    7: EngineSettings(seconds=0.6, max_depth=6, width=12, vcf_nodes=10_000, vct_nodes=2_000),
+    8: EngineSettings(seconds=1.0, max_depth=64, width=12, vcf_nodes=20_000, vct_nodes=5_000),
+    9: EngineSettings(seconds=2.0, max_depth=64, width=14, vcf_nodes=40_000, vct_nodes=10_000),
+    10: EngineSettings(seconds=4.0, max_depth=64, width=14, vcf_nodes=60_000, vct_nodes=20_000),
+}
+
+
+def turn_seconds(timeout_turn_ms: int | None, timeout_match_ms: int | None, time_left_ms: int | None,
+                 stones: int = 0, default: float = 3.0) -> float:
+    """Seconds to think on this move from Gomocup's limits.
+
+    ``timeout_turn`` 0 means "as fast as possible"; the match budget is spread
+    over the moves a game still has (about 30 more for each side at most), and a
+    safety margin covers the process and pipe overheads.
+    """
+    budget = default
+    if timeout_turn_ms is not None:
+        if timeout_turn_ms <= 0:
+            return 0.0
+        budget = min(budget, timeout_turn_ms / 1000 * 0.7 - 0.05)
+    left = time_left_ms
+    if left is None and timeout_match_ms:
+        left = timeout_match_ms
+    if left is not None and left < 2_147_483_647:
+        moves_to_go = max(8, 30 - stones // 6)
+        budget = min(budget, left / 1000 / moves_to_go * 0.8 - 0.05)
+    return max(0.0, budget)
+
+
+def verified_win(board: BaseBoard, pos: Position, line: list[int]) -> list[Move] | None:
+    """``line`` as moves if it replays legally on a copy of ``board`` (up to any
+    'any move' gap) and, played out in full, wins for the side to move."""
+    b = board.copy()
+    me = board.turn
+    moves: list[Move] = []
+    for p in line:
+        if p < 0:
+            return moves or None  # the defender has no legal block: the line is cut here
+        m = pos.to_move(board, p)
+        try:
+            b.push(m)
+        except IllegalMoveError:
+            return None
+        moves.append(m)
+    out = b.outcome()
+    if out is None or out.winner is not me:
+        return None
+    return moves
+
+
+def _legal_choice(board: BaseBoard, pos: Position, ranked: list[int]) -> Move:
+    for p in ranked:
+        if p < 0:
+            continue
+        m = pos.to_move(board, p)
+        if board.is_legal(m):
+            return m
+    moves = board.legal_moves
+    if not moves:
+        raise IllegalMoveError("no legal move: the game is over")
+    centre = (board.width // 2, board.height // 2)
+    return min(moves, key=lambda m: abs(m.col - centre[0]) + abs(m.row - centre[1]))
+
+
+class GomokuEngine:
+    """A player at one strength setting; ``choose`` and ``analyse`` as every player."""
+
+    def __init__(self, settings: EngineSettings, name: str = "gomoku-engine", seed: int | None = None) -> None:
+        self.settings = settings
+        self.name = name
+        self.rng = random.Random(seed)
+        self.last: Analysis | None = None
+
+    def _seconds(self, limit: Limit | None) -> float:
+        s = self.settings.seconds
+        if limit is not None and limit.seconds is not None:
+            s = min(s, limit.seconds) if self.settings.greedy_only else limit.seconds
+        return s
+
+    def choose(self, board: BaseBoard, limit: Limit | None = None) -> Move:
+        if board.is_game_over():
+            raise IllegalMoveError("no legal move: the game is over")
+        pos = Position.from_board(board)
+        if self.settings.greedy_only or (self.settings.blunder and self.rng.random() < self.settings.blunder):
+            return self._greedy(board, pos)
+        result = self.analyse(board, limit)
+        ranked = [pos.point(m.move.col, m.move.row) for m in result.scores]
+        return _legal_choice(board, pos, ranked)
+
+    def _greedy(self, board: BaseBoard, pos: Position) -> Move:
+        """One ply by pattern value: take a five, stop a five, else a good-looking point;
+        with the blunder rate, a random one of the few best-looking points."""
+        me = pos.turn
+        fives = pos.five_points(me) or pos.five_points(3 - me)
+        if fives:
+            return _legal_choice(board, pos, fives)
+        cands = pos.candidates(12)
+        if self.settings.blunder and self.rng.random() < self.settings.blunder:
+            self.rng.shuffle(cands)
+        return _legal_choice(board, pos, cands)
+
+    def analyse(self, board: BaseBoard, limit: Limit | None = None) -> Analysis:
+        started = time.perf_counter()
+        seconds = self._seconds(limit)
+        deadline = started + seconds
+        pos = Position.from_board(board)
+        analysis = Analysis()
+        if board.is_game_over():
+            return analysis
+        st = self.settings
+        nodes = 0
+        if st.vcf_nodes > 0 or st.vct_nodes > 0:
+            solver = ThreatSolver(pos, max_nodes=max(st.vcf_nodes, 1), deadline=started + seconds * 0.3 + 0.01)
+            line = solver.vcf() if st.vcf_nodes > 0 else None
+            nodes += solver.nodes
+            if line is None and st.vct_nodes > 0 and seconds > 0:
+                solver = ThreatSolver(pos, max_nodes=st.vct_nodes, deadline=started + seconds * 0.4 + 0.01)
+                line = solver.vct(depth=6)
+                nodes += solver.nodes
+            if line is not None:
+                win = verified_win(board, pos, line)
+                if win is not None:
+                    analysis.forced_win = win
+                    analysis.pv = win
+                    analysis.scores = [MoveScore(win[0], float(WIN - len(win)), exact=True)]
+                    analysis.nodes = nodes
+                    analysis.seconds = time.perf_counter() - started
+                    self.last = analysis
+                    return analysis
+        max_nodes = limit.nodes if limit is not None and limit.nodes is not None else None
+        max_depth = st.max_depth
+        if limit is not None and limit.depth is not None:
+            max_depth = min(max_depth, limit.depth) if st.max_depth < 64 else limit.depth
+        if seconds <= 0:
+            max_depth = 1
+            deadline = started + 0.5
+        searcher = Searcher(pos, deadline=deadline, max_nodes=max_nodes, width=st.width)
+        result = searcher.search(max_depth=max_depth)
+        nodes += result.nodes
+        scores = result.root_scores or [(result.best, result.score)]
+        for p, score in scores[:8]:
+            m = pos.to_move(board, p)
+            if board.is_legal(m):
+                analysis.scores.append(MoveScore(m, float(score), exact=abs(score) >= WIN - 100))
+        analysis.pv = [pos.to_move(board, p) for p in result.pv if p >= 0]
+        analysis.depth = result.depth
+        analysis.nodes = nodes
+        analysis.seconds = time.perf_counter() - started
+        if not analysis.scores:
+            m = _legal_choice(board, pos, [p for p, _ in scores])
+            analysis.scores = [MoveScore(m, 0.0)]
+        self.last = analysis
+        return analysis
+
+
+def level_player(n: int) -> GomokuEngine:
+    """The engine at level ``n`` (1 gentle .. 10 full strength)."""
+    if not 1 <= n <= 10:
+        raise ValueError(f"level must be 1..10, not {n}")
+    return GomokuEngine(LEVELS[n], name=f"level:{n}")
+
+
+def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
+    """Full-strength analysis of ``board`` (default 3 seconds)."""
+    if limit is None:
+        limit = Limit(seconds=3.0)
+    return GomokuEngine(LEVELS[10], name="analysis").analyse(board, limit)
+
+
+def pattern_name(level: int) -> str:
+    return P.PATTERN_NAMES[level]

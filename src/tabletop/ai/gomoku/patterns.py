@@ -1,0 +1,314 @@
+"""Numba kernels for the Gomoku engine: line patterns, incremental evaluation, candidates.
+
+The engine keeps its own padded board (a flat ``int8`` array with a wall four
+cells thick, so a window of +-4 along any line never needs a bounds check).
+For every point, colour and direction it keeps the *pattern* that colour would
+make on that line by playing there (five, open four, four, open three, ...),
+read from a table indexed by the eight neighbours of the point on that line.
+A move changes only the patterns of the 32 points on its four lines, so
+:func:`make_move` / :func:`unmake_move` update them, the per-point scores and
+the two running totals in place.
+
+This module must not know about moves' names, turns, rules boards or time: it
+is arithmetic on arrays.  The rules board stays the judge of legality; the
+patterns here are the engine's fast, cross-checked view (tests compare them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# cell values on the padded board
+EMPTY = 0
+BLACK = 1
+WHITE = 2
+WALL = 3
+PAD = 4  # wall thickness: a +-4 window around any board point stays inside the array
+
+# line patterns, weakest first
+NONE = 0
+BLOCK2 = 1
+FLEX2 = 2
+BLOCK3 = 3
+FLEX3 = 4
+BLOCK4 = 5
+FLEX4 = 6
+FIVE = 7
+OVERLINE = 8  # six or more where exactly five is needed: no win (and a foul for Renju's Black)
+
+PATTERN_NAMES = ("none", "block2", "flex2", "block3", "flex3", "block4", "flex4", "five", "overline")
+
+# what a pattern is worth to the side that can play it (the evaluation's units)
+PATTERN_VALUE = np.array([0, 4, 24, 20, 160, 180, 3000, 20000, 0], dtype=np.int32)
+WINDOW_CODES = 3**8  # each of the 8 neighbours: 0 empty, 1 own, 2 blocked (opponent or wall)
+
+
+@njit(cache=True)
+def _five_kind(w: np.ndarray, exact: bool) -> int:
+    """FIVE, OVERLINE or NONE for the unbroken own run through the centre of ``w``."""
+    n = 1
+    i = 3
+    while i >= 0 and w[i] == 1:
+        n += 1
+        i -= 1
+    i = 5
+    while i <= 8 and w[i] == 1:
+        n += 1
+        i += 1
+    if n == 5 or (n > 5 and not exact):
+        return FIVE
+    if n > 5:
+        return OVERLINE
+    return NONE
+
+
+@njit(cache=True)
+def _five_points(w: np.ndarray, exact: bool) -> int:
+    """How many empty cells of ``w`` would complete a five through the centre."""
+    count = 0
+    for e in range(9):
+        if w[e] == 0:
+            w[e] = 1
+            if _five_kind(w, exact) == FIVE:
+                count += 1
+            w[e] = 0
+    return count
+
+
+@njit(cache=True)
+def _four_level(w: np.ndarray, exact: bool) -> int:
+    k = _five_kind(w, exact)
+    if k != NONE:
+        return k
+    c = _five_points(w, exact)
+    if c >= 2:
+        return FLEX4
+    if c == 1:
+        return BLOCK4
+    return NONE
+
+
+@njit(cache=True)
+def _three_level(w: np.ndarray, exact: bool) -> int:
+    k = _four_level(w, exact)
+    if k != NONE:
+        return k
+    best = NONE
+    for e in range(9):
+        if w[e] == 0:
+            w[e] = 1
+            f = _four_level(w, exact)
+            w[e] = 0
+            if f == FLEX4:
+                return FLEX3
+            if f == BLOCK4:
+                best = BLOCK3
+    return best
+
+
+@njit(cache=True)
+def _classify(w: np.ndarray, exact: bool) -> int:
+    k = _three_level(w, exact)
+    if k != NONE:
+        return k
+    best = NONE
+    for e in range(9):
+        if w[e] == 0:
+            w[e] = 1
+            t = _three_level(w, exact)
+            w[e] = 0
+            if t == FLEX3:
+                return FLEX2
+            if t == BLOCK3:
+                best = BLOCK2
+    return best
+
+
+@njit(cache=True)
+def build_tables() -> np.ndarray:
+    """``table[kind, code]``: the pattern of a stone placed in the centre of the
+    window ``code``; kind 0 = five or more wins, kind 1 = exactly five wins."""
+    table = np.zeros((2, WINDOW_CODES), dtype=np.int8)
+    w = np.zeros(9, dtype=np.int8)
+    for kind in range(2):
+        exact = kind == 1
+        for code in range(WINDOW_CODES):
+            x = code
+            for i in range(8):
+                w[i if i < 4 else i + 1] = x % 3
+                x //= 3
+            w[4] = 1
+            table[kind, code] = _classify(w, exact)
+    return table
+
+
+@njit(cache=True)
+def _window_code(cells: np.ndarray, p: int, d: int, color: int) -> int:
+    code = 0
+    mul = 1
+    for k in (-4, -3, -2, -1, 1, 2, 3, 4):
+        v = cells[p + k * d]
+        if v == EMPTY:
+            t = 0
+        elif v == color:
+            t = 1
+        else:
+            t = 2
+        code += t * mul
+        mul *= 3
+    return code
+
+
+@njit(cache=True)
+def point_score(pat: np.ndarray, c: int, p: int) -> int:
+    """What playing ``p`` is worth to colour index ``c`` (0 Black, 1 White):
+    the sum of its line patterns plus a bonus for two threats at once."""
+    s = 0
+    fours = 0
+    threes = 0
+    for d in range(4):
+        t = pat[c, p, d]
+        s += PATTERN_VALUE[t]
+        if BLOCK4 <= t <= FLEX4:
+            fours += 1
+        elif t == FLEX3:
+            threes += 1
+    if fours >= 2 or (fours == 1 and threes >= 1):
+        s += 2500
+    elif threes >= 2:
+        s += 1200
+    return s
+
+
+@njit(cache=True)
+def _refresh(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray,
+             tables: np.ndarray, kinds: np.ndarray, q: int, d: int, step: int) -> None:
+    for c in range(2):
+        pat[c, q, d] = tables[kinds[c], _window_code(cells, q, step, c + 1)]
+    if cells[q] == EMPTY:
+        for c in range(2):
+            old = pscore[c, q]
+            new = point_score(pat, c, q)
+            pscore[c, q] = new
+            total[c] += new - old
+    else:
+        for c in range(2):
+            pscore[c, q] = point_score(pat, c, q)
+
+
+@njit(cache=True)
+def init_board(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray,
+               tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray) -> None:
+    """Compute every pattern and score from ``cells`` (used once per position)."""
+    total[0] = 0
+    total[1] = 0
+    for q in range(cells.shape[0]):
+        if cells[q] == WALL:
+            continue
+        for d in range(4):
+            for c in range(2):
+                pat[c, q, d] = tables[kinds[c], _window_code(cells, q, dirs[d], c + 1)]
+        for c in range(2):
+            pscore[c, q] = point_score(pat, c, q)
+            if cells[q] == EMPTY:
+                total[c] += pscore[c, q]
+
+
+@njit(cache=True)
+def make_move(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, near: np.ndarray,
+              tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int, color: int) -> None:
+    """Put a ``color`` stone on ``p`` and update the patterns along its four lines."""
+    cells[p] = color
+    total[0] -= pscore[0, p]
+    total[1] -= pscore[1, p]
+    for d in range(4):
+        step = dirs[d]
+        for k in (-4, -3, -2, -1, 1, 2, 3, 4):
+            q = p + k * step
+            if cells[q] != WALL:
+                _refresh(cells, pat, pscore, total, tables, kinds, q, d, step)
+    for dr in range(-2, 3):
+        for dc in range(-2, 3):
+            near[p + dr * stride + dc] += 1
+
+
+@njit(cache=True)
+def unmake_move(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, near: np.ndarray,
+                tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int) -> None:
+    """Take the stone off ``p`` (the last one put) and restore the patterns."""
+    cells[p] = EMPTY
+    total[0] += pscore[0, p]
+    total[1] += pscore[1, p]
+    for d in range(4):
+        step = dirs[d]
+        for k in (-4, -3, -2, -1, 1, 2, 3, 4):
+            q = p + k * step
+            if cells[q] != WALL:
+                _refresh(cells, pat, pscore, total, tables, kinds, q, d, step)
+    for dr in range(-2, 3):
+        for dc in range(-2, 3):
+            near[p + dr * stride + dc] -= 1
+
+
+@njit(cache=True)
+def best_pattern(pat: np.ndarray, c: int, p: int) -> int:
+    b = 0
+    for d in range(4):
+        t = pat[c, p, d]
+        if t == OVERLINE:
+            continue
+        if t > b:
+            b = t
+    return b
+
+
+@njit(cache=True)
+def black_foul(pat: np.ndarray, p: int) -> bool:
+    """Renju's fouls for Black judged from the patterns alone (no recursion on
+    fake threes): overline, two fours, two open threes; a five is never a foul.
+    The engine uses it inside searches; the rules board checks every move it plays."""
+    fours = 0
+    threes = 0
+    over = False
+    for d in range(4):
+        t = pat[0, p, d]
+        if t == FIVE:
+            return False
+        if t == OVERLINE:
+            over = True
+        elif BLOCK4 <= t <= FLEX4:
+            fours += 1
+        elif t == FLEX3:
+            threes += 1
+    return over or fours >= 2 or threes >= 2
+
+
+@njit(cache=True)
+def points_with(pat: np.ndarray, cells: np.ndarray, near: np.ndarray, c: int, level: int, out: np.ndarray) -> int:
+    """Write into ``out`` the empty points near stones where colour index ``c``
+    makes a pattern of at least ``level`` on some line; return how many."""
+    n = 0
+    for q in range(cells.shape[0]):
+        if cells[q] == EMPTY and near[q] > 0 and best_pattern(pat, c, q) >= level:
+            out[n] = q
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def ranked_candidates(pscore: np.ndarray, cells: np.ndarray, near: np.ndarray, me: int, out: np.ndarray,
+                      keys: np.ndarray) -> int:
+    """Empty points within two of a stone, best first by attack plus defence value."""
+    n = 0
+    opp = 1 - me
+    for q in range(cells.shape[0]):
+        if cells[q] == EMPTY and near[q] > 0:
+            out[n] = q
+            keys[n] = -(pscore[me, q] * 5 + pscore[opp, q] * 4 + near[q])
+            n += 1
+    order = np.argsort(keys[:n], kind="mergesort")
+    tmp = out[:n].copy()
+    for i in range(n):
+        out[i] = tmp[order[i]]
+    return n
