@@ -107,14 +107,14 @@ def openspiel_bitboards(state: Any) -> tuple[int, int]:
     return black, white
 
 
-def crosscheck_openspiel(games: int, seed: int) -> int:
+def crosscheck_openspiel(games: int, seed: int) -> tuple[int, int]:
     """Play ``games`` random games on both libraries at once and compare, move
     for move, the legal moves, the boards after each move, passes and the
-    outcome.  Returns the number of moves compared; raises ``AssertionError``
+    outcome.  Returns the moves compared and how many were passes; raises ``AssertionError``
     naming the game and ply at the first disagreement."""
     game = _pyspiel().load_game("othello")
     rng = random.Random(seed)
-    compared = 0
+    compared = passes = 0
     for number in range(games):
         board = reversi.Board()
         state = game.new_initial_state()
@@ -142,13 +142,14 @@ def crosscheck_openspiel(games: int, seed: int) -> int:
                 assert gained == expected_flips + 1, f"{where}: {move} flips {expected_flips}, gained {gained}"
             assert board.bitboards() == openspiel_bitboards(state), f"{where}: boards differ after {move}"
             compared += 1
+            passes += move.is_pass
             ply += 1
         outcome = board.outcome()
         assert outcome is not None, f"game {number}: OpenSpiel says over, tabletop does not"
         black_return = state.returns()[0]
         expected_winner = None if black_return == 0 else (BLACK if black_return > 0 else BLACK.other)
         assert outcome.winner == expected_winner, f"game {number}: winner {outcome.winner} vs {expected_winner}"
-    return compared
+    return compared, passes
 
 
 # -- the benchmark ------------------------------------------------------------------
@@ -187,8 +188,8 @@ def run(args: argparse.Namespace) -> int:
             deep[str(d)] = {"leaves": count, "seconds": round(seconds, 1)}
     results["deep_perft"] = deep or "skipped (use --full for perft 10 and 11)"
     start = time.perf_counter()
-    compared = crosscheck_openspiel(games, args.seed)
-    results["crosscheck"] = {"games": games, "moves": compared, "seconds": round(time.perf_counter() - start, 1)}
+    compared, passes = crosscheck_openspiel(games, args.seed)
+    results["crosscheck"] = {"games": games, "moves": compared, "passes": passes, "seconds": round(time.perf_counter() - start, 1)}
     if args.json:
         print(json.dumps(results))
     else:
@@ -225,5 +226,6 @@ def _print_table(results: dict[str, Any]) -> None:
         console.print(f"deeper perft: {deep}")
     c = results["crosscheck"]
     console.print(
-        f"OpenSpiel cross-check: {c['games']:,} random games, {c['moves']:,} moves agree ({c['seconds']} s)"
+        f"OpenSpiel cross-check: {c['games']:,} random games, {c['moves']:,} moves "
+        f"({c['passes']:,} passes) agree move for move ({c['seconds']} s)"
     )
