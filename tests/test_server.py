@@ -1,0 +1,561 @@
+"""The game server against a real ``tabletop serve`` process: REST, websockets, bad input.
+
+Each test talks HTTP (httpx) and websockets (``websockets``) to a server on a
+free port with its own SQLite file.  Durability (kill -9 and restart) is in
+``test_server_durability.py``; the store and bus interfaces in
+``test_server_parts.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+ROOT = Path(__file__).resolve().parents[1]
+Frame = dict[str, Any]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Server:
+    """A ``tabletop serve`` process on a free port."""
+
+    def __init__(self, database: Path, *extra: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.database = database
+        command = [
+            str(Path(sys.executable).with_name("tabletop")),
+            "serve",
+            "--port",
+            str(self.port),
+            "--database",
+            f"sqlite:///{database}",
+            *extra,
+        ]
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                out = self.process.stdout.read().decode() if self.process.stdout else ""
+                raise RuntimeError(f"tabletop serve exited with {self.process.returncode}: {out[-2000:]}")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            self.stop()
+            raise RuntimeError("the server did not start")
+        self.http = httpx.Client(base_url=self.url, timeout=10)
+
+    def ws(self, room: str) -> Socket:
+        opening = connect(f"ws://127.0.0.1:{self.port}/api/rooms/{room}/ws", open_timeout=10)
+        return Socket(opening.__enter__())  # closed by Socket.close
+
+    def kill(self) -> None:
+        self.process.kill()  # SIGKILL: no shutdown code runs
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class Socket:
+    """A websocket client that reads JSON frames and keeps those it skipped."""
+
+    def __init__(self, conn: ClientConnection) -> None:
+        self.conn = conn
+        self.seen: list[Frame] = []
+
+    def send(self, frame: Frame | str) -> None:
+        self.conn.send(frame if isinstance(frame, str) else json.dumps(frame))
+
+    def recv(self, timeout: float = 10.0) -> Frame:
+        data = json.loads(self.conn.recv(timeout=timeout))
+        self.seen.append(data)
+        assert isinstance(data, dict)
+        return data
+
+    def until(self, test: Callable[[Frame], bool], timeout: float = 15.0) -> Frame:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no such frame; saw {self.seen[-8:]}")
+            frame = self.recv(left)
+            if test(frame):
+                return frame
+
+    def error(self, code: str) -> Frame:
+        return self.until(lambda f: f.get("type") == "error" and f.get("code") == code)
+
+    def event(self, kind: str) -> Frame:
+        return self.until(lambda f: f.get("type") == "event" and f["event"].get("kind") == kind)
+
+    def hello(self, *tokens: str, since: int | None = None) -> Frame:
+        frame: Frame = {"type": "hello"}
+        if len(tokens) == 1:
+            frame["token"] = tokens[0]
+        elif tokens:
+            frame["tokens"] = list(tokens)
+        if since is not None:
+            frame["since"] = since
+        self.send(frame)
+        if since is not None:
+            return {}
+        return self.until(lambda f: f.get("type") == "state")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    s = Server(tmp_path_factory.mktemp("server") / "rooms.db")
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+def online_room(server: Server, **body: Any) -> tuple[str, str, str]:
+    """An online Tic-tac-toe room joined by a second player: (room, black token, white token)."""
+    created = server.http.post("/api/rooms", json={"game": "tictactoe", **body})
+    assert created.status_code == 201, created.text
+    data = created.json()
+    secret = data["invite"].split("invite=")[1]
+    joined = server.http.post(f"/api/rooms/{data['room']}/join", json={"invite": secret})
+    assert joined.status_code == 200, joined.text
+    return data["room"], data["tokens"]["black"], joined.json()["token"]
+
+
+def state(server: Server, room: str) -> Frame:
+    reply = server.http.get(f"/api/rooms/{room}")
+    assert reply.status_code == 200
+    data: Frame = reply.json()
+    return data
+
+
+# -- rooms over REST -------------------------------------------------------------------------------
+
+
+def test_creating_a_room_gives_a_long_secret_token_and_an_invite_link(server: Server) -> None:
+    reply = server.http.post("/api/rooms", json={"game": "reversi", "options": {"size": 8}, "as": "white"})
+    assert reply.status_code == 201
+    data = reply.json()
+    token = data["tokens"]["white"]
+    assert set(data["tokens"]) == {"white"}
+    assert len(token) >= 22  # url-safe base64: 22 characters carry 128 bits
+    assert data["invite"].startswith(f"{server.url}/play/{data['room']}?invite=")
+    room = state(server, data["room"])
+    assert room["game"] == "reversi" and room["turn"] == "black" and room["moves"] == []
+    assert token not in json.dumps(room) and data["invite"].split("=")[1] not in json.dumps(room)
+    assert room["seats"]["white"]["taken"] and not room["seats"]["black"]["taken"]
+
+
+def test_local_room_gives_the_creator_every_human_seat(server: Server) -> None:
+    data = server.http.post("/api/rooms", json={"game": "tictactoe", "mode": "local"}).json()
+    assert set(data["tokens"]) == {"black", "white"} and data["invite"] is None
+
+
+def test_joining_needs_the_invite_and_a_free_seat(server: Server) -> None:
+    data = server.http.post("/api/rooms", json={"game": "tictactoe"}).json()
+    room, secret = data["room"], data["invite"].split("invite=")[1]
+    wrong = server.http.post(f"/api/rooms/{room}/join", json={"invite": "not-the-secret"})
+    assert wrong.status_code == 403 and wrong.json()["code"] == "bad_invite"
+    missing = server.http.post(f"/api/rooms/{room}/join", json={})
+    assert missing.status_code == 403
+    unknown = server.http.post("/api/rooms/nosuchroom/join", json={"invite": secret})
+    assert unknown.status_code == 404 and unknown.json()["code"] == "unknown_room"
+    ok = server.http.post(f"/api/rooms/{room}/join", json={"invite": secret})
+    assert ok.status_code == 200 and ok.json()["seat"] == "white"
+    again = server.http.post(f"/api/rooms/{room}/join", json={"invite": secret})
+    assert again.status_code == 409 and again.json()["code"] == "seat_taken"
+
+
+def test_the_lobby_lists_listed_rooms_until_someone_joins(server: Server) -> None:
+    listed = server.http.post("/api/rooms", json={"game": "gomoku", "listed": True}).json()["room"]
+    hidden = server.http.post("/api/rooms", json={"game": "gomoku"}).json()["room"]
+    ids = [r["id"] for r in server.http.get("/api/rooms").json()["rooms"]]
+    assert listed in ids and hidden not in ids
+    assert server.http.post(f"/api/rooms/{listed}/join", json={}).status_code == 200
+    assert listed not in [r["id"] for r in server.http.get("/api/rooms").json()["rooms"]]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({"game": "chess"}, 422, "game"),
+        ({"game": "reversi", "options": {"size": 7}}, 400, "size"),
+        ({"game": "gomoku", "options": {"colour": 1}}, 400, "colour"),
+        ({"game": "tictactoe", "seats": {"white": "level:99"}}, 400, "level"),
+        ({"game": "tictactoe", "seats": {"white": "gomocup:/bin/sh"}}, 400, "external engines"),
+        ({"game": "tictactoe", "clock": {"initial": -5}}, 422, "clock.initial"),
+        ({"game": "tictactoe", "surprise": True}, 422, "surprise"),
+        ({"game": "tictactoe", "position": "XXXX"}, 400, ""),
+    ],
+)
+def test_bad_room_requests_get_a_code_and_a_message(
+    server: Server, body: Frame, status: int, words: str
+) -> None:
+    reply = server.http.post("/api/rooms", json=body)
+    assert reply.status_code == status, reply.text
+    data = reply.json()
+    assert data["code"] and words in data["message"]
+
+
+def test_unknown_rooms_and_unfit_record_formats_are_refused(server: Server) -> None:
+    assert server.http.get("/api/rooms/nosuchroom").status_code == 404
+    room = server.http.post("/api/rooms", json={"game": "tictactoe"}).json()["room"]
+    reply = server.http.get(f"/api/rooms/{room}/record", params={"format": "ggf"})
+    assert reply.status_code == 400 and "tictactoe" in reply.json()["message"]
+    assert server.http.get(f"/api/rooms/{room}/record", params={"format": "doc"}).status_code == 400
+
+
+def test_openapi_and_web_app_are_served(server: Server) -> None:
+    assert server.http.get("/docs").status_code == 200
+    paths = server.http.get("/openapi.json").json()["paths"]
+    assert "/api/rooms" in paths and "/api/rooms/{room_id}/join" in paths
+    for page in ("/", "/play/abc"):
+        reply = server.http.get(page)
+        assert reply.status_code == 200 and "<html" in reply.text.lower()
+    assert server.http.get("/web/net.js").status_code == 200
+
+
+# -- live play -------------------------------------------------------------------------------------------
+
+
+def test_a_move_is_acked_then_relayed_to_opponent_and_spectator_with_rising_versions(server: Server) -> None:
+    room, black, white = online_room(server)
+    a, b, spectator = server.ws(room), server.ws(room), server.ws(room)
+    try:
+        start = a.hello(black)
+        assert start["you"] == ["black"] and start["turn"] == "black"
+        b.hello(white)
+        watched = spectator.hello()
+        assert watched["you"] == []
+        a.send({"type": "move", "move": "b2", "seq": 1})
+        assert a.until(lambda f: f["type"] in ("ack", "event"))["type"] == "ack"
+        for sock in (b, spectator):
+            played = sock.event("move_played")
+            assert played["event"]["move"] == "b2" and played["version"] == start["version"] + 1
+            turn = sock.event("turn_changed")
+            assert turn["version"] == played["version"] + 1 and turn["event"]["turn"] == "white"
+        assert state(server, room)["watchers"] == 1
+        spectator.send({"type": "move", "move": "a1", "seq": 1})
+        assert spectator.error("not_seated")
+        a.send({"type": "move", "move": "a1", "seq": 2})
+        assert a.error("not_your_turn")["seq"] == 2
+        b.send({"type": "move", "move": "b2", "seq": 1})
+        assert "b2" in b.error("illegal_move")["message"]
+        after = state(server, room)
+        assert after["moves"] == ["b2"] and after["version"] == start["version"] + 2
+    finally:
+        for sock in (a, b, spectator):
+            sock.close()
+
+
+def test_a_resent_move_is_acknowledged_again_and_not_applied_twice(server: Server) -> None:
+    room, black, white = online_room(server)
+    a = server.ws(room)
+    try:
+        a.hello(black)
+        a.send({"type": "move", "move": "a1", "seq": 7})
+        assert a.until(lambda f: f["type"] == "ack")["seq"] == 7
+        version = state(server, room)["version"]
+        a.close()
+        a = server.ws(room)  # a reconnect re-sends the frame it is not sure of
+        a.hello(black)
+        a.send({"type": "move", "move": "a1", "seq": 7})
+        ack = a.until(lambda f: f["type"] == "ack")
+        assert ack["seq"] == 7 and ack["duplicate"] is True
+        after = state(server, room)
+        assert after["moves"] == ["a1"] and after["version"] == version
+    finally:
+        a.close()
+
+
+def test_reconnecting_with_since_replays_exactly_the_missed_events(server: Server) -> None:
+    room, black, white = online_room(server)
+    a, b = server.ws(room), server.ws(room)
+    try:
+        seen = a.hello(black)["version"]
+        b.hello(white)
+        a.close()
+        moves = [("b", "a1"), ("w", "b1"), ("b", "a2")]
+        sock = {"b": None, "w": b}
+        for who, move in moves:
+            if who == "w":
+                b.send({"type": "move", "move": move, "seq": len(b.seen)})
+                b.until(lambda f: f["type"] == "ack")
+            else:
+                other = server.ws(room)
+                other.hello(black)
+                other.send({"type": "move", "move": move, "seq": 100 + len(moves) + len(other.seen)})
+                other.until(lambda f: f["type"] == "ack")
+                other.close()
+        assert sock["w"] is b
+        now = state(server, room)["version"]
+        again = server.ws(room)
+        again.hello(black, since=seen)
+        versions = [
+            again.until(lambda f: f["type"] == "event" and "version" in f)["version"]
+            for _ in range(now - seen)
+        ]
+        assert versions == list(range(seen + 1, now + 1))
+        again.close()
+        stale = server.ws(room)
+        stale.hello(black, since=now + 50)  # a version the room never had: full state instead
+        assert stale.until(lambda f: f["type"] == "state")["version"] == now
+        stale.close()
+    finally:
+        b.close()
+
+
+def test_hot_seat_client_plays_both_sides_and_undoes(server: Server) -> None:
+    data = server.http.post("/api/rooms", json={"game": "tictactoe", "mode": "local"}).json()
+    sock = server.ws(data["room"])
+    try:
+        sock.hello(data["tokens"]["black"], data["tokens"]["white"])
+        for i, move in enumerate(["b2", "a1"], start=1):
+            sock.send({"type": "move", "move": move, "seq": i})
+            sock.until(lambda f, i=i: f["type"] == "ack" and f["seq"] == i)
+        sock.send({"type": "undo"})
+        sock.event("move_undone")
+        assert state(server, data["room"])["moves"] == ["b2"]
+    finally:
+        sock.close()
+
+
+def test_takeback_draw_resign_and_rematch_online(server: Server) -> None:
+    room, black, white = online_room(server)
+    a, b = server.ws(room), server.ws(room)
+    try:
+        a.hello(black)
+        b.hello(white)
+        a.send({"type": "undo"})
+        assert a.error("not_allowed")  # online games use takebacks
+        a.send({"type": "move", "move": "b2", "seq": 1})
+        b.event("move_played")
+        a.send({"type": "takeback"})
+        b.event("takeback_requested")
+        b.send({"type": "takeback", "accept": True})
+        a.event("move_undone")
+        assert state(server, room)["moves"] == []
+        a.send({"type": "draw"})
+        b.event("draw_offered")
+        b.send({"type": "draw", "accept": False})
+        a.event("draw_answered")
+        assert state(server, room)["outcome"] is None
+        a.send({"type": "rematch"})
+        assert a.error("game_not_over")
+        b.send({"type": "resign"})
+        ended = a.event("game_ended")
+        assert (
+            ended["event"]["outcome"]["winner"] == "black" and ended["event"]["outcome"]["reason"] == "resign"
+        )
+        a.send({"type": "move", "move": "c3", "seq": 2})
+        assert a.error("game_over")
+        a.send({"type": "rematch"})
+        b.event("rematch_offered")
+        b.send({"type": "rematch"})
+        started = a.event("rematch_started")
+        new_room = started["event"]["room"]
+        assert started["event"]["tokens"] == {"white": black}  # colours swap, the token stays
+        fresh = state(server, new_room)
+        assert fresh["moves"] == [] and fresh["seats"]["black"]["taken"]
+        c = server.ws(new_room)
+        assert c.hello(white)["you"] == ["black"]
+        c.close()
+    finally:
+        a.close()
+        b.close()
+
+
+def test_computer_seat_thinks_off_the_loop_and_answers(server: Server) -> None:
+    data = server.http.post(
+        "/api/rooms", json={"game": "tictactoe", "mode": "local", "seats": {"white": "level:5"}}
+    ).json()
+    sock = server.ws(data["room"])
+    try:
+        sock.hello(data["tokens"]["black"])
+        sock.send({"type": "move", "move": "b2", "seq": 1})
+        thinking = sock.event("thinking")
+        assert thinking["event"]["color"] == "white" and "version" not in thinking
+        reply = sock.until(
+            lambda f: (
+                f["type"] == "event"
+                and f["event"].get("color") == "white"
+                and f["event"]["kind"] == "move_played"
+            )
+        )
+        assert reply["event"]["move"] != "b2"
+        assert state(server, data["room"])["turn"] == "black"
+    finally:
+        sock.close()
+
+
+def test_clock_flag_fall_ends_the_game_for_time(server: Server) -> None:
+    room, black, white = online_room(server, clock={"initial": 0.6, "increment": 0})
+    sock = server.ws(room)
+    try:
+        sock.hello(black)
+        ended = sock.event("game_ended")
+        assert (
+            ended["event"]["outcome"]["reason"] == "time" and ended["event"]["outcome"]["winner"] == "white"
+        )
+        final = state(server, room)
+        assert final["clocks"]["black"] == 0 and final["turn"] is None
+    finally:
+        sock.close()
+
+
+def test_renju_state_names_blacks_forbidden_points(server: Server) -> None:
+    data = server.http.post(
+        "/api/rooms", json={"game": "gomoku", "mode": "local", "options": {"rule": "renju"}}
+    ).json()
+    sock = server.ws(data["room"])
+    try:
+        sock.hello(*data["tokens"].values())
+        # g8 h8 across and i9 i10 down: i8 would make two open threes (double-three)
+        for i, move in enumerate(["g8", "a1", "h8", "a3", "i9", "a5", "i10"], start=1):
+            sock.send({"type": "move", "move": move, "seq": i})
+            sock.until(lambda f, i=i: f["type"] == "ack" and f.get("seq") == i)
+        assert state(server, data["room"])["forbidden"] == []  # White to move: nothing is forbidden
+        sock.send({"type": "move", "move": "a7", "seq": 8})
+        sock.until(lambda f: f["type"] == "event" and f["event"].get("move") == "a7")
+        turn = sock.event("turn_changed")
+        assert "i8" in turn["event"]["forbidden"]
+        assert state(server, data["room"])["forbidden"] == turn["event"]["forbidden"]
+        sock.send({"type": "move", "move": "i8", "seq": 9})
+        assert "i8" in sock.error("illegal_move")["message"]
+    finally:
+        sock.close()
+
+
+def test_records_analysis_evaluation_and_hints(server: Server) -> None:
+    data = server.http.post("/api/rooms", json={"game": "gomoku", "mode": "local"}).json()
+    sock = server.ws(data["room"])
+    try:
+        sock.hello(*data["tokens"].values())
+        for i, move in enumerate(["h8", "h9", "i8"], start=1):
+            sock.send({"type": "move", "move": move, "seq": i})
+            sock.until(lambda f, i=i: f["type"] == "ack" and f["seq"] == i)
+        sock.send({"type": "hint"})
+        hint = sock.until(lambda f: f["type"] == "hint", timeout=30)
+        assert "scores" in hint["analysis"]
+    finally:
+        sock.close()
+    room = data["room"]
+    transcript = server.http.get(f"/api/rooms/{room}/record", params={"format": "transcript"})
+    assert transcript.status_code == 200 and "h8 h9 i8" in transcript.text
+    psq = server.http.get(f"/api/rooms/{room}/record", params={"format": "psq"})
+    assert psq.status_code == 200 and psq.text.startswith("Piskvorky")
+    scores = server.http.get(f"/api/rooms/{room}/evaluation", timeout=60).json()["scores"]
+    assert len(scores) == 4
+    analysis = server.http.post(
+        "/api/analyse", json={"game": "tictactoe", "moves": ["b2"], "seconds": 0.2}, timeout=30
+    )
+    assert analysis.status_code == 200 and analysis.json()["scores"]
+    bad = server.http.post("/api/analyse", json={"game": "tictactoe", "moves": ["z9"]})
+    assert bad.status_code == 400
+
+
+# -- bad frames ----------------------------------------------------------------------------------------------
+
+
+def test_bad_frames_get_error_codes_and_change_nothing(server: Server) -> None:
+    room, black, _white = online_room(server)
+    before = state(server, room)
+    sock = server.ws(room)
+    try:
+        sock.send({"type": "move", "move": "b2", "seq": 1})
+        assert sock.error("no_hello")
+        sock.hello(black)
+        sock.send("{not json")
+        assert sock.error("bad_frame")
+        sock.send({"type": "teleport"})
+        assert sock.error("bad_frame")
+        sock.send({"type": "move", "move": "b2", "seq": -1})
+        assert sock.error("bad_frame")
+        sock.send({"type": "move", "move": "b2", "seq": 1, "extra": "x" * 5000})
+        assert sock.error("frame_too_large")
+        sock.conn.send(b"\x00\x01")
+        assert sock.error("bad_frame")
+        sock.send({"type": "hello"})
+        assert sock.error("bad_frame")
+    finally:
+        sock.close()
+    after = state(server, room)
+    assert after["moves"] == before["moves"] == [] and after["version"] == before["version"]
+
+
+def test_a_wrong_token_is_refused_and_the_client_only_watches(server: Server) -> None:
+    room, _black, _white = online_room(server)
+    other_room, other_black, _ = online_room(server)
+    sock = server.ws(room)
+    try:
+        sock.send({"type": "hello", "token": other_black})  # a token of another room is stale here
+        assert sock.error("bad_token")
+        sock.send({"type": "move", "move": "b2", "seq": 1})
+        assert sock.error("not_seated")
+        assert state(server, room)["moves"] == []
+    finally:
+        sock.close()
+
+
+def test_unknown_room_socket_gets_an_error_and_is_closed(server: Server) -> None:
+    sock = server.ws("nosuchroom")
+    assert sock.error("unknown_room")
+    sock.close()
+
+
+def test_a_flood_of_frames_is_rate_limited(server: Server) -> None:
+    room, black, _white = online_room(server)
+    sock = server.ws(room)
+    try:
+        sock.hello(black)
+        for _ in range(30):
+            sock.send({"type": "ping"})
+        frames = [sock.until(lambda f: f["type"] in ("pong", "error")) for _ in range(30)]
+        limited = [f for f in frames if f["type"] == "error"]
+        assert limited and all(f["code"] == "rate_limited" for f in limited)
+        assert sum(f["type"] == "pong" for f in frames) <= 20
+        assert state(server, room)["moves"] == []
+    finally:
+        sock.close()
+
+
+def test_serve_refuses_bad_options_in_one_line() -> None:
+    tabletop = str(Path(sys.executable).with_name("tabletop"))
+    done = subprocess.run(
+        [tabletop, "serve", "--database", "not a url"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ,
+    )
+    assert done.returncode == 2 and "--database" in done.stderr and "Traceback" not in done.stderr
