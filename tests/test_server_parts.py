@@ -1,0 +1,156 @@
+"""The server's small interfaces on their own: the SQL store (group commit, one
+writer per action number, migrations) and the event buses.
+
+No redis-server is installed on this machine, so :class:`RedisBus` runs here
+against an in-process stand-in with redis-py's asyncio pub/sub API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from tabletop.server.bus import LocalBus, RedisBus
+from tabletop.server.store import ActionRecord, RoomRecord, SeatRecord, SqlStore, StoreConflict
+
+
+def _room(room_id: str) -> RoomRecord:
+    return RoomRecord(
+        room_id, "tictactoe", {}, None, {"black": "human", "white": "human"}, None, "online", True, None, 1.0
+    )
+
+
+def test_concurrent_appends_share_commits_and_all_land(tmp_path: Path) -> None:
+    store = SqlStore(f"sqlite:///{tmp_path / 's.db'}")
+
+    async def scenario() -> None:
+        await store.create_room(
+            _room("r"),
+            [SeatRecord("black", "human", "h"), SeatRecord("white", "human")],
+            [ActionRecord(0, "start", None, None, 1.0)],
+        )
+        commits = store.commits
+        await asyncio.gather(
+            *(
+                store.append("r", [ActionRecord(n, "play", "black", f"m{n}", 2.0)], seq=("black", n))
+                for n in range(1, 101)
+            )
+        )
+        assert store.commits - commits < 100  # group commit: fewer transactions than actions
+        loaded = await store.load("r")
+        assert loaded is not None
+        assert [a.n for a in loaded.actions] == list(range(101))
+        assert loaded.seats["black"].last_seq == 100
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_two_writers_cannot_both_store_the_same_action_number(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    one, two = SqlStore(url), SqlStore(url)
+
+    async def scenario() -> None:
+        await one.create_room(_room("r"), [SeatRecord("black", "human"), SeatRecord("white", "human")], [])
+        await one.append("r", [ActionRecord(1, "play", "black", "b2", 2.0)])
+        with pytest.raises(StoreConflict):
+            await two.append("r", [ActionRecord(1, "play", "black", "a1", 2.0)])
+        assert await one.take_seat("r", "white", "x") is True
+        assert await two.take_seat("r", "white", "y") is False  # the seat went to the first
+        loaded = await two.load("r")
+        assert loaded is not None and [a.arg for a in loaded.actions] == ["b2"]
+        await one.close()
+        await two.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_new_database_is_migrated_to_the_newest_schema(tmp_path: Path) -> None:
+    store = SqlStore(f"sqlite:///{tmp_path / 'fresh.db'}")
+    names = set(sa.inspect(store.engine).get_table_names())
+    assert {"rooms", "seats", "actions", "alembic_version"} <= names
+    with store.engine.connect() as conn:
+        assert conn.execute(sa.text("select version_num from alembic_version")).scalar() == "0001"
+        assert conn.execute(sa.text("pragma journal_mode")).scalar() == "wal"
+    SqlStore(f"sqlite:///{tmp_path / 'fresh.db'}")  # a second start finds it current
+
+
+def test_local_bus_delivers_in_order_to_each_subscriber_of_the_room() -> None:
+    async def scenario() -> None:
+        bus = LocalBus()
+        got: list[tuple[str, str]] = []
+        stop = bus.subscribe("a", lambda p: got.append(("a1", p)))
+        bus.subscribe("a", lambda p: got.append(("a2", p)))
+        bus.subscribe("b", lambda p: got.append(("b", p)))
+        await bus.publish("a", "1")
+        await bus.publish("a", "2")
+        stop()
+        await bus.publish("a", "3")
+        assert got == [("a1", "1"), ("a2", "1"), ("a1", "2"), ("a2", "2"), ("a2", "3")]
+
+    asyncio.run(scenario())
+
+
+class FakeRedis:
+    """Redis pub/sub with pattern subscriptions, in-process (the redis.asyncio API the bus uses)."""
+
+    def __init__(self) -> None:
+        self.listeners: list[tuple[str, asyncio.Queue[dict[str, Any]]]] = []
+
+    async def publish(self, channel: str, data: str) -> int:
+        n = 0
+        for pattern, queue in self.listeners:
+            if channel.startswith(pattern.rstrip("*")):
+                queue.put_nowait({"type": "pmessage", "pattern": pattern, "channel": channel, "data": data})
+                n += 1
+        return n
+
+    def pubsub(self) -> FakePubSub:
+        return FakePubSub(self)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class FakePubSub:
+    def __init__(self, redis: FakeRedis) -> None:
+        self.redis = redis
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    async def psubscribe(self, pattern: str) -> None:
+        self.redis.listeners.append((pattern, self.queue))
+        self.queue.put_nowait({"type": "psubscribe", "pattern": None, "channel": pattern, "data": 1})
+
+    async def listen(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            yield await self.queue.get()
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_redis_bus_carries_a_rooms_events_between_two_server_processes() -> None:
+    async def scenario() -> None:
+        redis = FakeRedis()
+        one, two = RedisBus(client=redis), RedisBus(client=redis)
+        await one.start()
+        await two.start()
+        got: list[str] = []
+        two.subscribe("room1", got.append)
+        two.subscribe("room2", lambda p: got.append("wrong room " + p))
+        await one.publish("room1", '{"type":"event","version":3}')
+        await one.publish("room1", '{"type":"event","version":4}')
+        for _ in range(50):
+            if len(got) == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert got == ['{"type":"event","version":3}', '{"type":"event","version":4}']
+        await one.close()
+        await two.close()
+
+    asyncio.run(scenario())
