@@ -1,0 +1,72 @@
+"""Move transcripts: ``f5d6c3d3c4`` for Reversi, ``h8 i9 j10`` for Gomoku and Tic-tac-toe.
+
+One game per line, from the standard start.  Reversi moves may be run
+together or spaced, in any case, with or without explicit passes (``pass``,
+``pa`` or ``--``); a forced pass that is left out is put back when the game is
+replayed, so every record read has its passes written out.  We write Reversi
+transcripts run together in lower case without the passes (the form players
+and programs exchange), and line-game transcripts spaced.  Blank lines and
+lines starting with ``#`` are skipped.
+
+The transcript does not name the game: :func:`read_transcripts` takes it as
+``game`` (default ``"reversi"``) with its ``options``.  This module parses and
+formats text only.
+
+>>> [r.moves for r in read_transcripts("F5d6 C3")]
+[['f5', 'd6', 'c3']]
+>>> write_transcripts(read_transcripts("h8 i9", game="gomoku"))
+'h8 i9\\n'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from tabletop.records import GameRecord, RecordError, register_format, replay, result_from_board
+
+__all__ = ["read_transcripts", "write_transcripts"]
+
+_TOKEN = re.compile(r"\s*(pass|pa|--|[a-zA-Z][0-9]{1,2})", re.IGNORECASE)
+
+
+def read_transcripts(
+    text: str, game: str | None = None, options: dict[str, Any] | None = None
+) -> list[GameRecord]:
+    game = game or "reversi"
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        moves: list[str] = []
+        locations: list[tuple[int, int]] = []
+        pos = len(line) - len(line.lstrip())
+        end = len(line.rstrip())
+        while pos < end:
+            match = _TOKEN.match(line, pos)
+            if match is None:
+                raise RecordError(f"cannot read a move at {line[pos:pos + 8].strip()!r}", number, pos + 1)
+            moves.append(match.group(1).lower())
+            locations.append((number, match.start(1) + 1))
+            pos = match.end()
+        record = GameRecord(game=game, options=dict(options or {}), moves=moves)
+        record.result = result_from_board(replay(record, locations))
+        records.append(record)
+    return records
+
+
+def write_transcripts(records: Sequence[GameRecord]) -> str:
+    lines = []
+    for record in records:
+        if record.position is not None:
+            raise RecordError("a transcript cannot hold a game from a custom start position")
+        if record.game == "reversi":
+            lines.append("".join(m.lower() for m in record.moves if m.lower() != "pass"))
+        else:
+            lines.append(" ".join(m.lower() for m in record.moves))
+    return "".join(line + "\n" for line in lines)
+
+
+register_format("transcript", (".txt", ".transcript"), read_transcripts, write_transcripts)
