@@ -1,0 +1,42 @@
+"""The Reversi engine: level players and analysis for 8x8 boards of :mod:`tabletop.games.reversi`.
+
+``level_player(n)`` (1..10) and ``analyse(board, limit)`` are what the rest of
+tabletop uses; the search itself lives in :mod:`.search` over the compiled
+:mod:`.kernel`.  Boards of other sizes fall back to the generic levels.  This
+module converts between boards and bitboards; it must not change the board it
+is given.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tabletop.ai.base import Analysis, Limit
+from tabletop.ai.reversi.levels import LEVELS, EnginePlayer, level_player
+
+if TYPE_CHECKING:
+    from tabletop.games.core import BaseBoard
+
+__all__ = ["LEVELS", "EnginePlayer", "analyse", "level_player"]
+
+
+def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
+    """A score for every legal move (disc difference from the mover's side, exact when solved),
+    the principal variation, depth and nodes.  Default limit: one second."""
+    from tabletop.ai.reversi.levels import analysis_of, shared_searcher, sides
+
+    player, opponent = sides(board)
+    limit = limit or Limit(seconds=1.0)
+    searcher = shared_searcher()
+    result = searcher.search(
+        player,
+        opponent,
+        depth=limit.depth,
+        seconds=limit.seconds,
+        nodes=limit.nodes,
+        exact_empties=20 if limit.depth is None else min(20, limit.depth),
+        all_moves=True,
+    )
+    return analysis_of(board, result)
+
+

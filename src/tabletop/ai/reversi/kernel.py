@@ -1,0 +1,830 @@
+"""The compiled core of the Reversi engine: 8x8 uint64 bitboards under numba.
+
+A position is two bitboards, ``player`` (the side to move) and ``opponent``;
+bit ``row * 8 + col`` is a square, with a1 = bit 0 the TOP-left corner (rows are
+counted from the top, as everywhere in tabletop).  This module holds move
+generation, flips, perft, the pattern evaluation, the exact endgame solver and
+the midgame principal-variation search, all as plain functions over integers
+and numpy arrays so numba can compile them once (``cache=True``) and reuse the
+machine code in later processes.
+
+It must not know about boards, moves as objects, threads or clocks: the Python
+layer (:mod:`tabletop.ai.reversi.search`) owns those and passes in the tables,
+the node counter and the stop flag as numpy arrays.
+
+Score conventions: the endgame solver returns the exact disc difference from
+the mover's side with empty squares given to the winner; the midgame search
+returns ``SCALE`` units per disc.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "SCALE",
+    "INF",
+    "perft",
+    "get_moves",
+    "flips",
+    "count",
+    "stable_discs",
+    "evaluate",
+    "solve_root_move",
+    "search_root_move",
+    "new_tables",
+    "N_FEATURES",
+    "PATTERN_SQUARES",
+    "PATTERN_OFFSETS",
+    "feature_indices",
+]
+
+U64 = np.uint64
+ZERO = U64(0)
+ONE = U64(1)
+ALL = U64(0xFFFFFFFFFFFFFFFF)
+NOT_A = U64(0xFEFEFEFEFEFEFEFE)  # every column but the leftmost (col 0)
+NOT_H = U64(0x7F7F7F7F7F7F7F7F)  # every column but the rightmost (col 7)
+INNER = U64(0x7E7E7E7E7E7E7E7E)
+COL_A = U64(0x0101010101010101)
+COL_H = U64(0x8080808080808080)
+ROW_1 = U64(0x00000000000000FF)  # the top row
+ROW_8 = U64(0xFF00000000000000)  # the bottom row
+CORNERS = U64(0x8100000000000081)
+S1 = U64(1)
+S7 = U64(7)
+S8 = U64(8)
+S9 = U64(9)
+M1 = U64(0x5555555555555555)
+M2 = U64(0x3333333333333333)
+M4 = U64(0x0F0F0F0F0F0F0F0F)
+H01 = U64(0x0101010101010101)
+S56 = U64(56)
+
+SCALE = 16  # midgame units per disc
+INF = 1 << 20
+
+# Square weights for move ordering in the solver (corners first, X/C squares last).
+_ORDER_WEIGHT = np.array(
+    [
+        18, 4, 16, 12, 12, 16, 4, 18,
+        4, 2, 6, 8, 8, 6, 2, 4,
+        16, 6, 14, 10, 10, 14, 6, 16,
+        12, 8, 10, 0, 0, 10, 8, 12,
+        12, 8, 10, 0, 0, 10, 8, 12,
+        16, 6, 14, 10, 10, 14, 6, 16,
+        4, 2, 6, 8, 8, 6, 2, 4,
+        18, 4, 16, 12, 12, 16, 4, 18,
+    ],
+    dtype=np.int64,
+)  # fmt: skip
+
+# The 4 quadrants, for parity ordering in the last empties.
+_QUADRANT = np.array([(r // 4) * 2 + (c // 4) for r in range(8) for c in range(8)], dtype=np.int64)
+_QUADRANT_MASK = np.zeros(4, dtype=np.uint64)
+for _sq in range(64):
+    _QUADRANT_MASK[_QUADRANT[_sq]] |= np.uint64(1) << np.uint64(_sq)
+
+# Diagonal masks (row - col constant) and anti-diagonal masks (row + col constant) for full-line tests.
+_DIAG_MASKS = np.zeros(15, dtype=np.uint64)
+_ANTI_MASKS = np.zeros(15, dtype=np.uint64)
+for _r in range(8):
+    for _c in range(8):
+        _DIAG_MASKS[_r - _c + 7] |= np.uint64(1) << np.uint64(_r * 8 + _c)
+        _ANTI_MASKS[_r + _c] |= np.uint64(1) << np.uint64(_r * 8 + _c)
+
+
+# --------------------------------------------------------------------------- patterns
+def _symmetries(sq: int) -> list[int]:
+    r, c = divmod(sq, 8)
+    images = [(r, c), (c, r), (r, 7 - c), (7 - c, r), (7 - r, c), (c, 7 - r), (7 - r, 7 - c), (7 - c, 7 - r)]
+    return [rr * 8 + cc for rr, cc in images]
+
+
+def _build_patterns() -> tuple[np.ndarray, np.ndarray, list[tuple[str, int]]]:
+    """Pattern instances (squares, -1 padded) and the offset of their shared weight table.
+
+    Each pattern's base squares are mapped through the 8 symmetries of the board;
+    images covering the same squares as an earlier one are dropped.
+    """
+    base: list[tuple[str, list[tuple[int, int]]]] = [
+        ("edge", [(0, c) for c in range(8)]),
+        ("corner3x3", [(r, c) for r in range(3) for c in range(3)]),
+        ("row2", [(1, c) for c in range(8)]),
+        ("row3", [(2, c) for c in range(8)]),
+        ("row4", [(3, c) for c in range(8)]),
+        ("diag8", [(i, i) for i in range(8)]),
+        ("diag7", [(i, i + 1) for i in range(7)]),
+        ("diag6", [(i, i + 2) for i in range(6)]),
+        ("diag5", [(i, i + 3) for i in range(5)]),
+        ("diag4", [(i, i + 4) for i in range(4)]),
+    ]
+    rows: list[list[int]] = []
+    offsets: list[int] = []
+    names: list[tuple[str, int]] = []
+    offset = 0
+    for name, cells in base:
+        squares = [r * 8 + c for r, c in cells]
+        seen: set[frozenset[int]] = set()
+        for k in range(8):
+            image = [_symmetries(s)[k] for s in squares]
+            key = frozenset(image)
+            if key in seen:
+                continue
+            seen.add(key)
+            rows.append(image + [-1] * (10 - len(image)))
+            offsets.append(offset)
+        names.append((name, offset))
+        offset += 3 ** len(squares)
+    return np.array(rows, dtype=np.int64), np.array(offsets, dtype=np.int64), names + [("end", offset)]
+
+
+PATTERN_SQUARES, PATTERN_OFFSETS, PATTERN_NAMES = _build_patterns()
+N_PATTERN_WEIGHTS = int(PATTERN_NAMES[-1][1])
+# Scalar features after the pattern tables: mobility difference, potential mobility difference, parity, bias.
+F_MOBILITY = N_PATTERN_WEIGHTS
+F_POTENTIAL = N_PATTERN_WEIGHTS + 1
+F_PARITY = N_PATTERN_WEIGHTS + 2
+F_BIAS = N_PATTERN_WEIGHTS + 3
+N_FEATURES = N_PATTERN_WEIGHTS + 4
+N_PHASES = 6
+
+
+# --------------------------------------------------------------------------- bit basics
+@njit(cache=True, inline="always")
+def count(x: np.uint64) -> int:
+    """Number of set bits (SWAR popcount)."""
+    x = x - ((x >> S1) & M1)
+    x = (x & M2) + ((x >> U64(2)) & M2)
+    x = (x + (x >> U64(4))) & M4
+    return np.int64((x * H01) >> S56)
+
+
+@njit(cache=True, inline="always")
+def lowest_square(x: np.uint64) -> int:
+    """Index of the lowest set bit of a non-zero ``x``."""
+    return count((x & (ZERO - x)) - ONE)
+
+
+@njit(cache=True)
+def get_moves(p: np.uint64, o: np.uint64) -> np.uint64:
+    """Bitboard of the squares where the side owning ``p`` may play."""
+    empty = ~(p | o)
+    mo = o & INNER
+    moves = ZERO
+    # Each direction: grow a run of opponent discs from our discs, then step onto an empty square.
+    t = mo & (p << S1)
+    t |= mo & (t << S1)
+    t |= mo & (t << S1)
+    t |= mo & (t << S1)
+    t |= mo & (t << S1)
+    t |= mo & (t << S1)
+    moves |= t << S1
+    t = mo & (p >> S1)
+    t |= mo & (t >> S1)
+    t |= mo & (t >> S1)
+    t |= mo & (t >> S1)
+    t |= mo & (t >> S1)
+    t |= mo & (t >> S1)
+    moves |= t >> S1
+    t = o & (p << S8)
+    t |= o & (t << S8)
+    t |= o & (t << S8)
+    t |= o & (t << S8)
+    t |= o & (t << S8)
+    t |= o & (t << S8)
+    moves |= t << S8
+    t = o & (p >> S8)
+    t |= o & (t >> S8)
+    t |= o & (t >> S8)
+    t |= o & (t >> S8)
+    t |= o & (t >> S8)
+    t |= o & (t >> S8)
+    moves |= t >> S8
+    t = mo & (p << S7)
+    t |= mo & (t << S7)
+    t |= mo & (t << S7)
+    t |= mo & (t << S7)
+    t |= mo & (t << S7)
+    t |= mo & (t << S7)
+    moves |= t << S7
+    t = mo & (p >> S7)
+    t |= mo & (t >> S7)
+    t |= mo & (t >> S7)
+    t |= mo & (t >> S7)
+    t |= mo & (t >> S7)
+    t |= mo & (t >> S7)
+    moves |= t >> S7
+    t = mo & (p << S9)
+    t |= mo & (t << S9)
+    t |= mo & (t << S9)
+    t |= mo & (t << S9)
+    t |= mo & (t << S9)
+    t |= mo & (t << S9)
+    moves |= t << S9
+    t = mo & (p >> S9)
+    t |= mo & (t >> S9)
+    t |= mo & (t >> S9)
+    t |= mo & (t >> S9)
+    t |= mo & (t >> S9)
+    t |= mo & (t >> S9)
+    moves |= t >> S9
+    return moves & empty
+
+
+@njit(cache=True, inline="always")
+def _flip_dir_left(p: np.uint64, o: np.uint64, x: np.uint64, shift: np.uint64, mask: np.uint64) -> np.uint64:
+    # Walk from x in the direction of a left shift; mask removes the wrap-around column.
+    f = ZERO
+    t = (x << shift) & mask
+    while t & o:
+        f |= t
+        t = (t << shift) & mask
+    if t & p:
+        return f
+    return ZERO
+
+
+@njit(cache=True, inline="always")
+def _flip_dir_right(p: np.uint64, o: np.uint64, x: np.uint64, shift: np.uint64, mask: np.uint64) -> np.uint64:
+    f = ZERO
+    t = (x >> shift) & mask
+    while t & o:
+        f |= t
+        t = (t >> shift) & mask
+    if t & p:
+        return f
+    return ZERO
+
+
+@njit(cache=True)
+def flips(p: np.uint64, o: np.uint64, sq: int) -> np.uint64:
+    """The opponent discs turned by playing ``sq``; 0 when the move is illegal."""
+    x = ONE << U64(sq)
+    f = _flip_dir_left(p, o, x, S1, NOT_A)
+    f |= _flip_dir_right(p, o, x, S1, NOT_H)
+    f |= _flip_dir_left(p, o, x, S8, ALL)
+    f |= _flip_dir_right(p, o, x, S8, ALL)
+    f |= _flip_dir_left(p, o, x, S7, NOT_H)
+    f |= _flip_dir_right(p, o, x, S7, NOT_A)
+    f |= _flip_dir_left(p, o, x, S9, NOT_A)
+    f |= _flip_dir_right(p, o, x, S9, NOT_H)
+    return f
+
+
+# --------------------------------------------------------------------------- perft
+@njit("int64(uint64, uint64, int64)", cache=True)  # one typed version: cached recursion needs it
+def _perft(p: np.uint64, o: np.uint64, depth: int) -> int:
+    moves = get_moves(p, o)
+    if moves == ZERO:
+        if get_moves(o, p) == ZERO:
+            return 1  # the game is over: one leaf
+        if depth == 1:
+            return 1
+        return _perft(o, p, depth - 1)  # a forced pass is one ply
+    if depth == 1:
+        return count(moves)  # bulk counting at the last ply
+    total = 0
+    while moves:
+        sq = lowest_square(moves)
+        moves &= moves - ONE
+        f = flips(p, o, sq)
+        total += _perft(o ^ f, p ^ f ^ (ONE << U64(sq)), depth - 1)
+    return total
+
+
+def perft(player: int, opponent: int, depth: int) -> int:
+    """Leaves ``depth`` plies below the position (a forced pass is one ply, a finished game one leaf)."""
+    if depth < 0:
+        raise ValueError(f"perft depth must be >= 0, not {depth}")
+    if player & opponent:
+        raise ValueError("the two bitboards overlap")
+    if depth == 0:
+        return 1
+    return int(_perft(U64(player), U64(opponent), depth))
+
+
+# --------------------------------------------------------------------------- stability
+@njit(cache=True)
+def stable_discs(p: np.uint64, o: np.uint64) -> np.uint64:
+    """A subset of ``p``'s discs that can never be flipped (fixed point from edges and full lines)."""
+    filled = p | o
+    full_h = ZERO
+    for r in range(8):
+        row = ROW_1 << U64(8 * r)
+        if filled & row == row:
+            full_h |= row
+    v = filled & (filled >> U64(32))
+    v &= v >> U64(16)
+    v &= v >> S8
+    full_v = (v & ROW_1) * COL_A
+    full_d = ZERO
+    full_a = ZERO
+    for i in range(15):
+        m = _DIAG_MASKS[i]
+        if filled & m == m:
+            full_d |= m
+        m = _ANTI_MASKS[i]
+        if filled & m == m:
+            full_a |= m
+    stable = ZERO
+    while True:
+        # A disc is safe along an axis when that line is full or a neighbour on it is
+        # the border or an own stable disc (wrapped bits land on the border columns anyway).
+        ok_h = full_h | (stable << S1) | COL_A | (stable >> S1) | COL_H
+        ok_v = full_v | (stable << S8) | ROW_1 | (stable >> S8) | ROW_8
+        ok_d = full_d | (stable << S9) | COL_A | ROW_1 | (stable >> S9) | COL_H | ROW_8
+        ok_a = full_a | (stable << S7) | COL_H | ROW_1 | (stable >> S7) | COL_A | ROW_8
+        new = p & ok_h & ok_v & ok_d & ok_a
+        if new == stable:
+            return stable
+        stable = new
+
+
+# --------------------------------------------------------------------------- evaluation
+@njit(cache=True)
+def feature_indices(p: np.uint64, o: np.uint64, out: np.ndarray) -> None:
+    """Write the weight index of every pattern instance into ``out`` (one per instance)."""
+    for i in range(PATTERN_SQUARES.shape[0]):
+        idx = 0
+        for k in range(PATTERN_SQUARES.shape[1] - 1, -1, -1):
+            sq = PATTERN_SQUARES[i, k]
+            if sq < 0:
+                continue
+            b = ONE << U64(sq)
+            idx *= 3
+            if p & b:
+                idx += 1
+            elif o & b:
+                idx += 2
+        out[i] = PATTERN_OFFSETS[i] + idx
+
+
+@njit(cache=True, inline="always")
+def _potential(p: np.uint64, o: np.uint64) -> int:
+    # Empty squares next to an opponent disc: where moves may appear later.
+    empty = ~(p | o)
+    n = o & INNER
+    around = (n << S1) | (n >> S1) | (o << S8) | (o >> S8) | (n << S7) | (n >> S7) | (n << S9) | (n >> S9)
+    return count(around & empty)
+
+
+@njit(cache=True)
+def evaluate(p: np.uint64, o: np.uint64, weights: np.ndarray) -> int:
+    """Static score of the position for the side to move, ``SCALE`` units per disc."""
+    empties = 64 - count(p | o)
+    phase = (60 - empties) // 10
+    if phase > 5:
+        phase = 5
+    if phase < 0:
+        phase = 0
+    w = weights[phase]
+    total = w[F_BIAS]
+    for i in range(PATTERN_SQUARES.shape[0]):
+        idx = 0
+        for k in range(PATTERN_SQUARES.shape[1] - 1, -1, -1):
+            sq = PATTERN_SQUARES[i, k]
+            if sq < 0:
+                continue
+            b = ONE << U64(sq)
+            idx *= 3
+            if p & b:
+                idx += 1
+            elif o & b:
+                idx += 2
+        total += w[PATTERN_OFFSETS[i] + idx]
+    total += w[F_MOBILITY] * (count(get_moves(p, o)) - count(get_moves(o, p)))
+    total += w[F_POTENTIAL] * (_potential(p, o) - _potential(o, p))
+    total += w[F_PARITY] * (1 if empties & 1 else -1)
+    v = int(total)
+    bound = 64 * SCALE - 1  # a static guess never claims a proven result
+    if v > bound:
+        return bound
+    if v < -bound:
+        return -bound
+    return v
+
+
+# --------------------------------------------------------------------------- tables
+TT_LOWER = 0
+TT_UPPER = 1
+TT_DEPTH = 2
+TT_MOVE = 3
+
+
+def new_tables(megabytes: float) -> tuple[np.ndarray, np.ndarray]:
+    """A transposition table of about ``megabytes`` (keys, values); a power of two entries."""
+    entry = 16 + 16
+    n = 1 << max(10, int(megabytes * 1024 * 1024 / entry).bit_length() - 1)
+    keys = np.zeros((n, 2), dtype=np.uint64)
+    vals = np.zeros((n, 4), dtype=np.int32)
+    vals[:, TT_DEPTH] = -1
+    return keys, vals
+
+
+@njit(cache=True, inline="always")
+def _slot(p: np.uint64, o: np.uint64, n: int) -> int:
+    h = p * U64(0x9E3779B97F4A7C15) ^ (o * U64(0xC2B2AE3D27D4EB4F))
+    h ^= h >> U64(29)
+    return int(h & U64(n - 1))
+
+
+@njit(cache=True, inline="always")
+def _score_over(p: np.uint64, o: np.uint64) -> int:
+    # Final disc difference with the empty squares given to the winner.
+    np_ = count(p)
+    no = count(o)
+    e = 64 - np_ - no
+    d = np_ - no
+    if d > 0:
+        return d + e
+    if d < 0:
+        return d - e
+    return 0
+
+
+# --------------------------------------------------------------------------- endgame
+@njit(cache=True)
+def _solve1(p: np.uint64, o: np.uint64, sq: int) -> int:
+    # One empty square: whoever can, plays it.
+    n = 2 * count(p) - 63  # disc difference with the square still empty
+    f = flips(p, o, sq)
+    if f:
+        return n + 2 * count(f) + 1
+    f = flips(o, p, sq)
+    if f:
+        return n - 2 * count(f) - 1
+    if n > 0:
+        return n + 1
+    if n < 0:
+        return n - 1
+    return 0
+
+
+@njit("int64(uint64, uint64, int64, int64, boolean, int64[::1])", cache=True)
+def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool, nodes: np.ndarray) -> int:
+    """Few empties: no tables, parity order (squares of odd quadrants first)."""
+    # Typed (non-literal) flags: a literal argument would make numba compile an
+    # extra, uncacheable specialisation of the recursive function.
+    false_ = nodes[0] < 0
+    true_ = not false_
+    nodes[0] += 1
+    empty = ~(p | o)
+    n_empty = count(empty)
+    if n_empty == 1:
+        return _solve1(p, o, lowest_square(empty))
+    best = -INF
+    any_move = False
+    for parity_pass in range(2):
+        for q in range(4):
+            qe = empty & _QUADRANT_MASK[q]
+            odd = count(qe) & 1
+            if (parity_pass == 0) != (odd == 1):
+                continue
+            while qe:
+                sq = lowest_square(qe)
+                qe &= qe - ONE
+                f = flips(p, o, sq)
+                if f == ZERO:
+                    continue
+                any_move = True
+                v = -_solve_small(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, false_, nodes)
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            return best
+    if not any_move:
+        if passed:
+            return _score_over(p, o)
+        return -_solve_small(o, p, -beta, -alpha, true_, nodes)
+    return best
+
+
+SMALL_EMPTIES = 6
+
+
+@njit(
+    "int64(uint64, uint64, int64, int64, boolean, int64, uint64[:, ::1], int32[:, ::1], int64[::1], int64[::1], int64[:, :, ::1])",
+    cache=True,
+)
+def _solve(
+    p: np.uint64,
+    o: np.uint64,
+    alpha: int,
+    beta: int,
+    passed: bool,
+    ply: int,
+    tt_keys: np.ndarray,
+    tt_vals: np.ndarray,
+    nodes: np.ndarray,
+    stop: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """Exact disc difference within (alpha, beta): fastest-first, TT, stability cut-offs."""
+    # Typed (non-literal) flags: a literal argument would make numba compile an
+    # extra, uncacheable specialisation of the recursive function.
+    false_ = nodes[0] < 0
+    true_ = not false_
+    empty = ~(p | o)
+    n_empty = count(empty)
+    if n_empty <= SMALL_EMPTIES:
+        return _solve_small(p, o, alpha, beta, passed, nodes)
+    nodes[0] += 1
+    if stop[0]:
+        return 0
+    if nodes[1] > 0 and nodes[0] >= nodes[1]:
+        stop[0] = 1
+        return 0
+    # Stability: the opponent's stable discs bound our best result.
+    if alpha >= 0:
+        upper = 64 - 2 * count(stable_discs(o, p))
+        if upper <= alpha:
+            return upper
+        if upper < beta:
+            beta = upper
+    n = tt_keys.shape[0]
+    slot = _slot(p, o, n)
+    tt_move = -1
+    if tt_keys[slot, 0] == p and tt_keys[slot, 1] == o and tt_vals[slot, TT_DEPTH] == 99:
+        lo = tt_vals[slot, TT_LOWER]
+        hi = tt_vals[slot, TT_UPPER]
+        if lo >= beta:
+            return lo
+        if hi <= alpha:
+            return hi
+        if lo == hi:
+            return lo
+        if lo > alpha:
+            alpha = lo
+        if hi < beta:
+            beta = hi
+        tt_move = tt_vals[slot, TT_MOVE]
+    moves = get_moves(p, o)
+    if moves == ZERO:
+        if passed:
+            return _score_over(p, o)
+        return -_solve(o, p, -beta, -alpha, true_, ply, tt_keys, tt_vals, nodes, stop, scratch)
+    # Order: table move, then fewest replies (fastest first), corners, parity.
+    sqs = scratch[ply, 0]
+    keys = scratch[ply, 1]
+    n_moves = 0
+    m = moves
+    while m:
+        sq = lowest_square(m)
+        m &= m - ONE
+        if sq == tt_move:
+            key = -1 << 30
+        else:
+            f = flips(p, o, sq)
+            np_ = p ^ f ^ (ONE << U64(sq))
+            no = o ^ f
+            reply = get_moves(no, np_)
+            key = (count(reply) + count(reply & CORNERS)) * 64 - _ORDER_WEIGHT[sq]
+            if count(empty & _QUADRANT_MASK[_QUADRANT[sq]]) & 1:
+                key -= 24
+            if n_empty > 12:
+                key += _potential(np_, no) * 4
+        # insertion sort
+        j = n_moves
+        while j > 0 and keys[j - 1] > key:
+            keys[j] = keys[j - 1]
+            sqs[j] = sqs[j - 1]
+            j -= 1
+        keys[j] = key
+        sqs[j] = sq
+        n_moves += 1
+    alpha0 = alpha
+    best = -INF
+    best_sq = -1
+    for i in range(n_moves):
+        sq = sqs[i]
+        f = flips(p, o, sq)
+        np_ = o ^ f
+        no = p ^ f ^ (ONE << U64(sq))
+        if i == 0:
+            v = -_solve(np_, no, -beta, -alpha, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch)
+        else:
+            v = -_solve(np_, no, -alpha - 1, -alpha, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch)
+            if alpha < v < beta:
+                v = -_solve(np_, no, -beta, -v, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch)
+        if stop[0]:
+            return 0
+        if v > best:
+            best = v
+            best_sq = sq
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    # Store bounds (always replace: the deepest nodes are the most numerous and cheapest).
+    if not (tt_keys[slot, 0] == p and tt_keys[slot, 1] == o and tt_vals[slot, TT_DEPTH] == 99):
+        tt_keys[slot, 0] = p
+        tt_keys[slot, 1] = o
+        tt_vals[slot, TT_LOWER] = -64
+        tt_vals[slot, TT_UPPER] = 64
+        tt_vals[slot, TT_DEPTH] = 99
+    if best >= beta:
+        if best > tt_vals[slot, TT_LOWER]:
+            tt_vals[slot, TT_LOWER] = best
+    elif best <= alpha0:
+        if best < tt_vals[slot, TT_UPPER]:
+            tt_vals[slot, TT_UPPER] = best
+    else:
+        tt_vals[slot, TT_LOWER] = best
+        tt_vals[slot, TT_UPPER] = best
+    tt_vals[slot, TT_MOVE] = best_sq
+    return best
+
+
+def new_scratch() -> np.ndarray:
+    """Per-ply move lists for the searches (no allocation inside the compiled code)."""
+    return np.zeros((80, 2, 40), dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)  # nogil: a timer thread may raise the stop flag meanwhile
+def solve_root_move(
+    p: np.uint64,
+    o: np.uint64,
+    sq: int,
+    alpha: int,
+    beta: int,
+    tt_keys: np.ndarray,
+    tt_vals: np.ndarray,
+    nodes: np.ndarray,
+    stop: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """Exact score (mover's side, within the window) of playing ``sq`` (-1: pass) from (p, o)."""
+    # Typed (non-literal) flags: a literal argument would make numba compile an
+    # extra, uncacheable specialisation of the recursive function.
+    false_ = nodes[0] < 0
+    true_ = not false_
+    one = true_ + 0  # ply 1, typed int
+    if sq < 0:
+        return -_solve(o, p, -beta, -alpha, false_, one, tt_keys, tt_vals, nodes, stop, scratch)
+    f = flips(p, o, sq)
+    return -_solve(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, false_, one, tt_keys, tt_vals, nodes, stop, scratch)
+
+
+# --------------------------------------------------------------------------- midgame
+@njit(
+    "int64(uint64, uint64, int64, int64, int64, boolean, int64, float32[:, ::1], uint64[:, ::1], int32[:, ::1], int64[::1], int64[::1],"
+    " int64[:, :, ::1])",
+    cache=True,
+)
+def _search(
+    p: np.uint64,
+    o: np.uint64,
+    depth: int,
+    alpha: int,
+    beta: int,
+    passed: bool,
+    ply: int,
+    weights: np.ndarray,
+    tt_keys: np.ndarray,
+    tt_vals: np.ndarray,
+    nodes: np.ndarray,
+    stop: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """Principal-variation search to ``depth`` plies; ``SCALE`` units per disc."""
+    # Typed (non-literal) flags: a literal argument would make numba compile an
+    # extra, uncacheable specialisation of the recursive function.
+    false_ = nodes[0] < 0
+    true_ = not false_
+    nodes[0] += 1
+    if stop[0]:
+        return 0
+    if nodes[1] > 0 and nodes[0] >= nodes[1]:
+        stop[0] = 1
+        return 0
+    if depth <= 0:
+        return evaluate(p, o, weights)
+    n = tt_keys.shape[0]
+    slot = _slot(p, o, n)
+    tt_move = -1
+    if tt_keys[slot, 0] == p and tt_keys[slot, 1] == o:
+        tt_move = tt_vals[slot, TT_MOVE]
+        if tt_vals[slot, TT_DEPTH] >= depth:
+            lo = tt_vals[slot, TT_LOWER]
+            hi = tt_vals[slot, TT_UPPER]
+            if lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo == hi:
+                return lo
+    moves = get_moves(p, o)
+    if moves == ZERO:
+        if passed:
+            return _score_over(p, o) * SCALE
+        return -_search(o, p, depth, -beta, -alpha, true_, ply, weights, tt_keys, tt_vals, nodes, stop, scratch)
+    sqs = scratch[ply, 0]
+    keys = scratch[ply, 1]
+    n_moves = 0
+    m = moves
+    while m:
+        sq = lowest_square(m)
+        m &= m - ONE
+        if sq == tt_move:
+            key = -1 << 30
+        elif depth >= 3:
+            f = flips(p, o, sq)
+            np_ = p ^ f ^ (ONE << U64(sq))
+            key = evaluate(o ^ f, np_, weights)  # the opponent's view: lower is better for us
+        else:
+            f = flips(p, o, sq)
+            reply = get_moves(o ^ f, p ^ f ^ (ONE << U64(sq)))
+            key = (count(reply) + count(reply & CORNERS)) * 64 - _ORDER_WEIGHT[sq]
+        j = n_moves
+        while j > 0 and keys[j - 1] > key:
+            keys[j] = keys[j - 1]
+            sqs[j] = sqs[j - 1]
+            j -= 1
+        keys[j] = key
+        sqs[j] = sq
+        n_moves += 1
+    alpha0 = alpha
+    best = -INF
+    best_sq = -1
+    for i in range(n_moves):
+        sq = sqs[i]
+        f = flips(p, o, sq)
+        np_ = o ^ f
+        no = p ^ f ^ (ONE << U64(sq))
+        if i == 0:
+            v = -_search(np_, no, depth - 1, -beta, -alpha, false_, ply + 1, weights, tt_keys, tt_vals, nodes, stop, scratch)
+        else:
+            v = -_search(
+                np_, no, depth - 1, -alpha - 1, -alpha, false_, ply + 1, weights, tt_keys, tt_vals, nodes, stop, scratch
+            )
+            if alpha < v < beta:
+                v = -_search(np_, no, depth - 1, -beta, -v, false_, ply + 1, weights, tt_keys, tt_vals, nodes, stop, scratch)
+        if stop[0]:
+            return 0
+        if v > best:
+            best = v
+            best_sq = sq
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    # Depth-preferred replacement keeps the expensive entries near the root.
+    same = tt_keys[slot, 0] == p and tt_keys[slot, 1] == o
+    if same or tt_vals[slot, TT_DEPTH] <= depth:
+        if not same or tt_vals[slot, TT_DEPTH] != depth:
+            tt_vals[slot, TT_LOWER] = -INF
+            tt_vals[slot, TT_UPPER] = INF
+        tt_keys[slot, 0] = p
+        tt_keys[slot, 1] = o
+        tt_vals[slot, TT_DEPTH] = depth
+        if best >= beta:
+            tt_vals[slot, TT_LOWER] = best
+        elif best <= alpha0:
+            tt_vals[slot, TT_UPPER] = best
+        else:
+            tt_vals[slot, TT_LOWER] = best
+            tt_vals[slot, TT_UPPER] = best
+        tt_vals[slot, TT_MOVE] = best_sq
+    return best
+
+
+@njit(cache=True, nogil=True)  # nogil: a timer thread may raise the stop flag meanwhile
+def search_root_move(
+    p: np.uint64,
+    o: np.uint64,
+    sq: int,
+    depth: int,
+    alpha: int,
+    beta: int,
+    weights: np.ndarray,
+    tt_keys: np.ndarray,
+    tt_vals: np.ndarray,
+    nodes: np.ndarray,
+    stop: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """Score (mover's side, ``SCALE`` per disc) of playing ``sq`` (-1: pass) and searching ``depth - 1`` more plies."""
+    # Typed (non-literal) flags: a literal argument would make numba compile an
+    # extra, uncacheable specialisation of the recursive function.
+    false_ = nodes[0] < 0
+    true_ = not false_
+    one = true_ + 0  # ply 1, typed int
+    if sq < 0:
+        return -_search(o, p, depth - 1, -beta, -alpha, true_, one, weights, tt_keys, tt_vals, nodes, stop, scratch)
+    f = flips(p, o, sq)
+    return -_search(
+        o ^ f, p ^ f ^ (ONE << U64(sq)), depth - 1, -beta, -alpha, False, 1, weights, tt_keys, tt_vals, nodes, stop, scratch
+    )
+
+
+@njit(cache=True)
+def tt_best_move(p: np.uint64, o: np.uint64, tt_keys: np.ndarray, tt_vals: np.ndarray) -> int:
+    """The table's best move for (p, o), or -1."""
+    slot = _slot(p, o, tt_keys.shape[0])
+    if tt_keys[slot, 0] == p and tt_keys[slot, 1] == o:
+        return int(tt_vals[slot, TT_MOVE])
+    return -1

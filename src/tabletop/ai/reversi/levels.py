@@ -1,0 +1,190 @@
+"""Levels 1..10 of the Reversi engine and the player object that plays them.
+
+Low levels search one or two plies and add noise to their scores (a beginner's
+misjudgements); higher levels search deeper and solve the endgame exactly from
+more empty squares; level 10 is full strength.  Fixed depths rather than time
+keep the ladder reproducible and the low levels fast.  This module must not
+change the boards it is given.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass
+
+from tabletop.ai.base import Analysis, Limit, MoveScore, Player
+from tabletop.ai.reversi.search import Searcher, SearchResult, time_for_move
+from tabletop.games.core import PASS, BaseBoard, Color, Move
+
+__all__ = ["LEVELS", "EnginePlayer", "Level", "analysis_of", "level_player", "shared_searcher", "sides"]
+
+
+@dataclass(frozen=True)
+class Level:
+    """A strength setting: midgame ``depth``, exact solve from ``exact_empties``, score ``noise`` in discs."""
+
+    depth: int
+    exact_empties: int
+    noise: float = 0.0
+    seconds: float | None = None
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(depth=1, exact_empties=0, noise=16.0),
+    2: Level(depth=1, exact_empties=4, noise=6.0),
+    3: Level(depth=2, exact_empties=6, noise=3.0),
+    4: Level(depth=3, exact_empties=8, noise=1.0),
+    5: Level(depth=4, exact_empties=10),
+    6: Level(depth=5, exact_empties=12),
+    7: Level(depth=6, exact_empties=14),
+    8: Level(depth=7, exact_empties=16),
+    9: Level(depth=9, exact_empties=18),
+    10: Level(depth=60, exact_empties=20, seconds=2.0),
+}
+
+
+def sides(board: BaseBoard) -> tuple[int, int]:
+    """(side to move, opponent) bitboards of an 8x8 Reversi board."""
+    bitboards = getattr(board, "bitboards", None)
+    if board.game != "reversi" or bitboards is None or (board.width, board.height) != (8, 8):
+        raise ValueError("the Reversi engine plays 8x8 Reversi boards only")
+    black, white = bitboards()
+    return (black, white) if board.turn is Color.BLACK else (white, black)
+
+
+def _move(board: BaseBoard, sq: int) -> Move:
+    return PASS if sq < 0 else board.move_at(sq % 8, sq // 8)
+
+
+def analysis_of(board: BaseBoard, result: SearchResult) -> Analysis:
+    """The search result in the shared :class:`Analysis` form."""
+    return Analysis(
+        scores=[MoveScore(_move(board, s.square), s.score, s.exact) for s in result.scores],
+        pv=_pv_moves(board, result.pv),
+        depth=result.depth,
+        nodes=result.nodes,
+        seconds=result.seconds,
+    )
+
+
+def _pv_moves(board: BaseBoard, pv: list[int]) -> list[Move]:
+    # Name the moves on a copy, so passes and squares get the board's own notation.
+    b = board.copy()
+    out: list[Move] = []
+    for sq in pv:
+        mv = _move(b, sq)
+        if not b.is_legal(mv):
+            break
+        b.push(mv)
+        out.append(mv)
+    return out
+
+
+_shared: Searcher | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_searcher() -> Searcher:
+    """The process-wide searcher used by :func:`tabletop.ai.reversi.analyse`."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Searcher()
+        return _shared
+
+
+class EnginePlayer:
+    """Plays a :class:`Level`.  ``clock`` = (remaining, increment) seconds switches to clock-based
+    time management; ``limit`` given to :meth:`choose` overrides the level's depth or time."""
+
+    def __init__(self, level: Level, name: str, seed: int | None = None, tt_megabytes: float = 32.0) -> None:
+        self.level = level
+        self.name = name
+        self.rng = random.Random(seed)
+        self.clock: tuple[float, float] | None = None
+        self._tt_megabytes = tt_megabytes
+        self._searcher: Searcher | None = None
+        self._fallback: Player | None = None
+
+    @property
+    def searcher(self) -> Searcher:
+        if self._searcher is None:
+            self._searcher = Searcher(self._tt_megabytes)
+        return self._searcher
+
+    def stop(self) -> None:
+        """Stop a search running in another thread; it returns its best move so far."""
+        if self._searcher is not None:
+            self._searcher.stop()
+
+    def choose(self, board: BaseBoard, limit: Limit | None = None) -> Move:
+        if board.game != "reversi" or (board.width, board.height) != (8, 8):
+            return self._generic(board, limit)
+        legal = board.legal_moves
+        if not legal:
+            raise ValueError("the game is over: there is no move to choose")
+        if legal == [PASS]:
+            return PASS
+        return _move(board, self.search(board, limit).best)
+
+    def search(self, board: BaseBoard, limit: Limit | None = None) -> SearchResult:
+        """The level's search of ``board`` (noise applied to the choice in ``best``)."""
+        player, opponent = sides(board)
+        level = self.level
+        depth = level.depth
+        seconds = level.seconds
+        nodes = None
+        empties = 64 - (player | opponent).bit_count()
+        if self.clock is not None:
+            seconds = time_for_move(self.clock[0], self.clock[1], empties)
+        if limit is not None:
+            if limit.depth is not None:
+                depth = limit.depth
+            if limit.seconds is not None:
+                seconds = limit.seconds
+                if limit.depth is None and level.seconds is not None:
+                    depth = 60
+            nodes = limit.nodes
+        noisy = level.noise > 0
+        result = self.searcher.search(
+            player,
+            opponent,
+            depth=depth,
+            seconds=seconds,
+            nodes=nodes,
+            exact_empties=level.exact_empties,
+            all_moves=noisy,
+        )
+        if noisy and not result.exact and len(result.scores) > 1:
+            best = max(result.scores, key=lambda s: s.score + self.rng.gauss(0.0, level.noise))
+            result.best = best.square
+        return result
+
+    def analyse(self, board: BaseBoard, limit: Limit | None = None) -> Analysis:
+        player, opponent = sides(board)
+        limit = limit or Limit(seconds=1.0)
+        result = self.searcher.search(
+            player,
+            opponent,
+            depth=limit.depth,
+            seconds=limit.seconds,
+            nodes=limit.nodes,
+            exact_empties=self.level.exact_empties,
+            all_moves=True,
+        )
+        return analysis_of(board, result)
+
+    def _generic(self, board: BaseBoard, limit: Limit | None) -> Move:
+        if self._fallback is None:
+            from tabletop.ai.levels import generic_level
+
+            self._fallback = generic_level(int(self.name.rpartition(":")[2] or 10))
+        return self._fallback.choose(board, limit)
+
+
+def level_player(n: int, seed: int | None = None) -> EnginePlayer:
+    """The ``level:N`` player for Reversi (1 weakest .. 10 full strength)."""
+    if n not in LEVELS:
+        raise ValueError(f"level must be 1..10, not {n}")
+    return EnginePlayer(LEVELS[n], name=f"level:{n}", seed=seed)

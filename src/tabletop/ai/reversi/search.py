@@ -1,0 +1,256 @@
+"""Searches over the compiled kernel: iterative deepening, the exact endgame, time and stop control.
+
+:class:`Searcher` owns the transposition tables, the evaluation weights and a
+stop flag that another thread may raise (:meth:`Searcher.stop`); the search then
+returns the best move of the last finished iteration.  Positions are given as
+two bitboards (side to move, opponent), squares as ``row * 8 + col`` (a1 = 0,
+top-left) and ``-1`` for a pass.  This module must not know about board objects
+or players; :mod:`tabletop.ai.reversi` converts.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tabletop.ai.reversi import kernel
+from tabletop.ai.reversi.eval import default_weights
+
+__all__ = ["RootScore", "SearchResult", "Searcher", "square_name", "time_for_move"]
+
+DEFAULT_TT_MEGABYTES = 32.0
+
+
+def square_name(sq: int) -> str:
+    """``0`` -> ``a1`` (top-left), ``-1`` -> ``pass``."""
+    if sq < 0:
+        return "pass"
+    return "abcdefgh"[sq % 8] + str(sq // 8 + 1)
+
+
+def time_for_move(remaining: float, increment: float, empties: int) -> float:
+    """Seconds to spend on this move with ``remaining`` on the clock and ``increment`` per move.
+
+    Our remaining moves are about half the empty squares; the last dozen are solved
+    exactly and cheaply, so the budget is spread over the moves before them.
+    """
+    moves_left = max(2, (empties - 10) // 2)
+    budget = remaining / moves_left + 0.8 * increment
+    return max(0.01, min(budget, 0.5 * remaining))
+
+
+@dataclass(frozen=True)
+class RootScore:
+    """One legal root move with its score in discs from the mover's side."""
+
+    square: int
+    score: float
+    exact: bool
+
+
+@dataclass
+class SearchResult:
+    """What a search found: the best move first in ``scores``."""
+
+    best: int
+    scores: list[RootScore] = field(default_factory=list)
+    pv: list[int] = field(default_factory=list)
+    depth: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+    exact: bool = False
+
+    @property
+    def score(self) -> float:
+        return self.scores[0].score if self.scores else 0.0
+
+
+def _squares(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class Searcher:
+    """An engine instance: tables sized by ``tt_megabytes`` (split between midgame and endgame)."""
+
+    def __init__(self, tt_megabytes: float = DEFAULT_TT_MEGABYTES, weights: np.ndarray | None = None) -> None:
+        if not tt_megabytes > 0:
+            raise ValueError(f"the table size must be positive, not {tt_megabytes} MB")
+        self.weights = np.ascontiguousarray(weights if weights is not None else default_weights(), dtype=np.float32)
+        self.mid_keys, self.mid_vals = kernel.new_tables(tt_megabytes / 2)
+        self.end_keys, self.end_vals = kernel.new_tables(tt_megabytes / 2)
+        self.scratch = kernel.new_scratch()
+        self._stop = np.zeros(1, dtype=np.int64)
+        self._nodes = np.zeros(2, dtype=np.int64)
+
+    # ------------------------------------------------------------------ control
+    def stop(self) -> None:
+        """Ask a running search (in another thread) to return as soon as it can."""
+        self._stop[0] = 1
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self._stop[0])
+
+    def clear(self) -> None:
+        """Forget the tables (a new game)."""
+        self.mid_keys[:] = 0
+        self.mid_vals[:] = 0
+        self.mid_vals[:, kernel.TT_DEPTH] = -1
+        self.end_keys[:] = 0
+        self.end_vals[:] = 0
+        self.end_vals[:, kernel.TT_DEPTH] = -1
+
+    # ------------------------------------------------------------------ searches
+    def search(
+        self,
+        player: int,
+        opponent: int,
+        *,
+        depth: int | None = None,
+        seconds: float | None = None,
+        nodes: int | None = None,
+        exact_empties: int = 0,
+        all_moves: bool = False,
+    ) -> SearchResult:
+        """Iterative deepening to ``depth`` (or until ``seconds``/``nodes`` run out), then an
+        exact solve when at most ``exact_empties`` squares are empty.  ``all_moves`` gives
+        every root move a true score instead of a bound (slower; for analysis)."""
+        if player & opponent:
+            raise ValueError("impossible position: the two sides share a square")
+        start = time.perf_counter()
+        self._stop[0] = 0
+        self._nodes[0] = 0
+        self._nodes[1] = nodes or 0
+        timer = None
+        if seconds is not None:
+            timer = threading.Timer(max(0.0, seconds), self.stop)
+            timer.daemon = True
+            timer.start()
+        try:
+            return self._search(player, opponent, depth, seconds, exact_empties, all_moves, start)
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+    def solve(self, player: int, opponent: int, *, all_moves: bool = False, seconds: float | None = None) -> SearchResult:
+        """The exact result (disc difference, empties to the winner) and a best move."""
+        return self.search(player, opponent, depth=0, seconds=seconds, exact_empties=64, all_moves=all_moves)
+
+    def _search(
+        self,
+        player: int,
+        opponent: int,
+        depth: int | None,
+        seconds: float | None,
+        exact_empties: int,
+        all_moves: bool,
+        start: float,
+    ) -> SearchResult:
+        p = np.uint64(player)
+        o = np.uint64(opponent)
+        empties = 64 - (player | opponent).bit_count()
+        moves = _squares(int(kernel.get_moves(p, o)))
+        if not moves:
+            if int(kernel.get_moves(o, p)) == 0:
+                raise ValueError("the game is over: there is no move to search")
+            moves = [-1]
+        max_depth = empties if depth is None else min(depth, empties)
+        solve = empties <= exact_empties
+        if solve:
+            # A shallow pass only orders the root moves for the solver.
+            max_depth = min(max_depth, 6 if empties > 14 else 2 if empties > 8 else 0)
+        result = SearchResult(best=moves[0], scores=[RootScore(sq, 0.0, False) for sq in moves])
+        order = list(moves)
+        for d in range(1, max_depth + 1):
+            scores = self._iteration(p, o, order, d, all_moves)
+            if scores is None:
+                break
+            order = sorted(scores, key=lambda sq: -scores[sq])
+            result = SearchResult(
+                best=order[0],
+                scores=[RootScore(sq, round(scores[sq] / kernel.SCALE, 2), False) for sq in order],
+                depth=d,
+            )
+            if seconds is not None and time.perf_counter() - start > 0.4 * seconds:
+                break  # the next iteration would not finish in time
+        if solve and not self.stopped:
+            exact = self._solve_root(p, o, order, all_moves)
+            if exact is not None:
+                order = sorted(exact, key=lambda sq: -exact[sq])
+                result = SearchResult(
+                    best=order[0],
+                    scores=[RootScore(sq, float(exact[sq]), True) for sq in order],
+                    depth=empties,
+                    exact=True,
+                )
+        result.pv = self._pv(player, opponent, result.best, result.exact)
+        result.nodes = int(self._nodes[0])
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _iteration(self, p: np.uint64, o: np.uint64, order: list[int], depth: int, all_moves: bool) -> dict[int, int] | None:
+        inf = kernel.INF
+        scores: dict[int, int] = {}
+        alpha = -inf
+        args = (self.weights, self.mid_keys, self.mid_vals, self._nodes, self._stop, self.scratch)
+        for i, sq in enumerate(order):
+            if all_moves or i == 0:
+                v = kernel.search_root_move(p, o, sq, depth, -inf, inf, *args)
+            else:
+                v = kernel.search_root_move(p, o, sq, depth, alpha, alpha + 1, *args)
+                if v > alpha and not self._stop[0]:
+                    v = kernel.search_root_move(p, o, sq, depth, alpha, inf, *args)
+            if self._stop[0]:
+                return None
+            scores[sq] = int(v)
+            alpha = max(alpha, int(v))
+        return scores
+
+    def _solve_root(self, p: np.uint64, o: np.uint64, order: list[int], all_moves: bool) -> dict[int, int] | None:
+        scores: dict[int, int] = {}
+        best = -65
+        args = (self.end_keys, self.end_vals, self._nodes, self._stop, self.scratch)
+        for i, sq in enumerate(order):
+            if all_moves or i == 0:
+                v = kernel.solve_root_move(p, o, sq, -64, 64, *args)
+            else:
+                v = kernel.solve_root_move(p, o, sq, best, best + 1, *args)
+                if v > best and not self._stop[0]:
+                    v = kernel.solve_root_move(p, o, sq, best, 64, *args)
+            if self._stop[0]:
+                return None
+            scores[sq] = int(v)
+            best = max(best, int(v))
+        return scores
+
+    def _pv(self, player: int, opponent: int, first: int, exact: bool) -> list[int]:
+        keys, vals = (self.end_keys, self.end_vals) if exact else (self.mid_keys, self.mid_vals)
+        pv = [first]
+        p, o = np.uint64(player), np.uint64(opponent)
+        sq = first
+        for _ in range(30):
+            if sq >= 0:
+                f = kernel.flips(p, o, sq)
+                if f == 0:
+                    break
+                p, o = o ^ f, p ^ f ^ (np.uint64(1) << np.uint64(sq))
+            else:
+                p, o = o, p
+            if int(kernel.get_moves(p, o)) == 0:
+                if int(kernel.get_moves(o, p)) == 0:
+                    break
+                sq = -1
+            else:
+                sq = int(kernel.tt_best_move(p, o, keys, vals))
+                if sq < 0 or int(kernel.flips(p, o, sq)) == 0:
+                    break
+            pv.append(sq)
+        return pv
