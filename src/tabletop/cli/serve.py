@@ -73,7 +73,14 @@ def run(args: argparse.Namespace) -> int:
         sqlite_synchronous=args.sqlite_synchronous,
     )
     app = create_app(settings)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)
+    config = uvicorn.Config(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        ws_max_size=65536,
+        ws_per_message_deflate=False,
+    )
     server = uvicorn.Server(config)
     url_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
 
