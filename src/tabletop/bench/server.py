@@ -57,7 +57,6 @@ async def _player(
     think: float,
     stats: Stats,
     stop: asyncio.Event,
-    rematches: dict[str, Any],
 ) -> None:
     from websockets.asyncio.client import connect
 
