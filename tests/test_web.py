@@ -291,6 +291,15 @@ def test_tictactoe_full_game_against_the_computer_ends_with_a_result_dialog(
     if state["outcome"]["winner"]:
         won = [name for name, label in labels(page).items() if "winning line" in label]
         assert len(won) == 3
+    # a rematch swaps the colours: the computer now opens as X
+    old_url = page.url
+    page.locator("#result-rematch").click()
+    page.wait_for_url(lambda url: url != old_url and "/play/" in url)
+    wait_ready(page)
+    assert my_colors(page) == ["white"]
+    page.wait_for_function("() => window.tabletop.room.moves.length === 1")
+    assert room(page)["outcome"] is None
+    expect(page.locator("#player-black .kind")).to_contain_text("computer")
 
 
 def test_reversi_full_game_against_the_computer_counts_the_discs(page: Page, base_url: str) -> None:
@@ -319,8 +328,6 @@ def test_reversi_full_game_against_the_computer_counts_the_discs(page: Page, bas
         assert ("Black wins" in text) == (black > white)
     else:
         assert outcome["winner"] is None and "Draw" in text
-    # after the game: an evaluation graph of the whole game
-    expect(page.locator("#graph svg")).to_be_visible(timeout=60_000)
 
 
 def test_gomoku_full_game_against_the_computer_highlights_the_winning_five(page: Page, base_url: str) -> None:
@@ -341,6 +348,11 @@ def test_gomoku_full_game_against_the_computer_highlights_the_winning_five(page:
     assert "five in a row" in text
     won = sorted(name for name, label in labels(page).items() if "winning line" in label)
     assert len(won) >= 5 and sorted(outcome["cells"]) == won
+    # after the game: an evaluation graph of the whole game from the engine's analysis
+    graph = page.locator("#graph svg")
+    expect(graph).to_be_visible(timeout=60_000)
+    assert re.search(r"Evaluation over \d+ moves", str(graph.get_attribute("aria-label")))
+    assert page.locator("#graph .graph-line").count() == 1
     page.locator("#result-close").click()
     shot(page, "gomoku-winning-five")
 
@@ -369,12 +381,20 @@ def test_hot_seat_game_plays_both_colours_and_undo_redo_restore_the_board(page: 
     page.keyboard.press("Enter")
     page.wait_for_function("() => window.tabletop.room.moves.length === 1")
     assert labels(page)["e5"].startswith("e5, black"), "the flipped disc turned black"
+    # a hint: the engine's score on every move it looked at
+    page.get_by_role("button", name="Hint").click()
+    page.wait_for_function("() => window.tabletop.hints.size > 0", timeout=30_000)
+    hinted = sorted(name for name, label in labels(page).items() if "hint score" in label)
+    assert hinted and set(hinted) <= {"d6", "f4", "f6"}
+    expect(page.locator("#message")).to_contain_text("Hint:")
+    shot(page, "hotseat-hint")
     before_undo = cells(page)
     play(page, "f6")  # White
     play(page, "e6")  # Black
     assert room(page)["moves"] == ["f5", "f6", "e6"]
     expect(page.locator("#move-list li")).to_have_count(3)
-    expect(page.locator("#player-black .count")).to_have_text("4")
+    expect(page.locator("#player-black .count")).to_have_text("5")
+    expect(page.locator("#player-white .count")).to_have_text("2")
     shot(page, "hotseat-three-moves")
     page.get_by_role("button", name="Undo").click()
     page.wait_for_function("() => window.tabletop.room.moves.length === 2")
@@ -391,6 +411,50 @@ def test_hot_seat_game_plays_both_colours_and_undo_redo_restore_the_board(page: 
     wait_ready(page)
     assert room(page)["moves"] == ["f5", "f6"]
     expect(page.locator("#move-list li")).to_have_count(2)
+
+
+def _position_before_a_forced_pass() -> tuple[str, str, str]:
+    """A 6x6 Reversi position, the move there, and the colour that must pass after it,
+    found by the library's own rules in seeded random games."""
+    import random
+
+    from tabletop.games import new_board
+
+    rng = random.Random(2024)
+    for _ in range(500):
+        board = new_board("reversi", {"size": 6})
+        while not board.is_game_over():
+            legal = board.legal_moves
+            for move in legal:
+                if move.is_pass:
+                    continue
+                after = board.copy()
+                after.push(move)
+                if not after.is_game_over() and [m.is_pass for m in after.legal_moves] == [True]:
+                    return board.to_text(), str(move), after.turn.label
+            board.push(rng.choice(legal))
+    raise AssertionError("no forced pass in 500 random games")
+
+
+def test_a_forced_pass_is_announced_and_listed(page: Page, base_url: str) -> None:
+    position, move, passer = _position_before_a_forced_pass()
+    created = _create_room(
+        base_url, {"game": "reversi", "options": {"size": 6}, "position": position, "mode": "local"}
+    )
+    page.goto(base_url + "/")
+    seat = {"tokens": created["tokens"], "invite": None, "seq": 0, "mode": "local"}
+    page.evaluate(
+        "([id, seat]) => localStorage.setItem('tabletop.room.' + id, JSON.stringify(seat))",
+        [created["room"], seat],
+    )
+    page.goto(f"{base_url}/play/{created['room']}")
+    wait_ready(page)
+    play(page, move)
+    expect(page.locator("#message")).to_contain_text(f"{passer.capitalize()} has no move and passes")
+    page.wait_for_function("() => window.tabletop.room.moves.includes('pass')")
+    expect(page.locator("#move-list li").last).to_have_text("pass")
+    assert room(page)["turn"] != passer
+    shot(page, "reversi-pass-announced")
 
 
 def test_hot_seat_resign_ends_the_game_for_the_side_to_move(page: Page, base_url: str) -> None:
@@ -521,7 +585,7 @@ def test_renju_refuses_blacks_click_on_a_forbidden_double_three(page: Page, base
     page.wait_for_function(
         "() => document.querySelector('#board g.sq[data-move=\"j8\"]').getAttribute('aria-label').includes('forbidden')"
     )
-    assert "double-three" in labels(page)["j8"]
+    assert "forbidden for Black" in labels(page)["j8"]
     assert page.locator('#board g.sq[data-move="j8"] .forbidden').count() == 1
     shot(page, "renju-forbidden-point")
     square(page, "j8").click()

@@ -176,6 +176,7 @@ const game = {
   watchers: null,
   clocksAt: 0,
   messageTimer: null,
+  hintTimer: null,
   resultShown: false,
   refreshTimer: null,
 };
@@ -277,6 +278,7 @@ function setRoom(state) {
   game.flips = new Set();
   if (game.room.clocks) game.clocksAt = performance.now();
   if (typeof state.watchers === "number") game.watchers = state.watchers;
+  if ("thinking" in state) game.thinking = state.thinking || null;
   if (state.watchers && typeof state.watchers.count === "number") game.watchers = state.watchers.count;
   if (!game.room.outcome) game.resultShown = false;
   if (!game.focus) game.focus = centreSquare();
@@ -321,6 +323,12 @@ function onFrame(frame) {
       break;
     case "watchers":
       game.watchers = frame.count ?? frame.watchers;
+      if (frame.seats && game.room && game.room.seats) {
+        for (const [color, connected] of Object.entries(frame.seats)) {
+          const seat = game.room.seats[color];
+          if (seat && typeof seat === "object") seat.connected = Boolean(connected);
+        }
+      }
       render();
       break;
     case "error":
@@ -393,6 +401,9 @@ function onEvent(event, version) {
     case "thinking":
       game.thinking = event.color || room.turn;
       render();
+      break;
+    case "rematch_offered":
+      askOrWait(event.color, "rematch");
       break;
     case "watchers":
       game.watchers = event.count ?? event.watchers;
@@ -510,7 +521,8 @@ function refusal(name) {
   }
   const forbidden = forbiddenMap();
   if (forbidden.has(name)) {
-    return `${name} is forbidden for Black (${forbidden.get(name) || "a foul"}).`;
+    const kind = forbidden.get(name);
+    return kind ? `${name} is forbidden for Black (${kind}).` : `${name} is forbidden for Black by the renju rule.`;
   }
   const legal = room.legal;
   if (Array.isArray(legal) && legal.length && !legal.includes(name)) {
@@ -713,7 +725,10 @@ let requestKind = null;
 
 function askOrWait(color, kind) {
   const other = color === "black" ? "white" : "black";
-  const what = kind === "takeback" ? "take back a move" : "agree a draw";
+  const what = { takeback: "take back a move", draw: "agree a draw", rematch: "play a rematch" }[kind];
+  if (kind === "rematch" && $("result-dialog").open) {
+    $("result-text").textContent += ` ${colorName(color)} offers a rematch.`;
+  }
   if (mine(other)) {
     requestKind = kind;
     $("request-text").textContent = `${colorName(color)} asks to ${what}.`;
@@ -732,7 +747,11 @@ function closeRequest() {
 }
 
 function answerRequest(accept) {
-  if (requestKind) game.conn.send({ type: requestKind, accept });
+  if (requestKind === "rematch") {
+    if (accept) game.conn.send({ type: "rematch" }); // offering back is accepting
+  } else if (requestKind) {
+    game.conn.send({ type: requestKind, accept });
+  }
   closeRequest();
 }
 
@@ -796,11 +815,12 @@ async function loadGraph() {
     const data = await api("GET", `/api/rooms/${encodeURIComponent(game.id)}/evaluation`);
     $("graph").replaceChildren(drawGraph(data, game.room));
   } catch (error) {
-    $("graph").textContent = `No evaluation: ${error.message}`;
+    $("graph").textContent = `The engine could not evaluate this game (${error.message}).`;
   }
 }
 
 function showHint(analysis) {
+  clearTimeout(game.hintTimer);
   $("hint").disabled = false;
   game.hints = new Map();
   for (const item of analysis.scores || []) {
@@ -856,6 +876,13 @@ function bindControls() {
     $("hint").disabled = true;
     say("Thinking about a hint…", 0, "info");
     game.conn.send({ type: "hint" });
+    clearTimeout(game.hintTimer);
+    // an engine that cannot analyse this variant never answers; give the button back
+    game.hintTimer = setTimeout(() => {
+      if (!$("hint").disabled) return;
+      $("hint").disabled = false;
+      say("No hint came back for this position.", 5000, "info");
+    }, 15000);
   });
   const rematch = () => {
     $("result-dialog").close();

@@ -146,7 +146,10 @@ export function drawBoard(view) {
       const name = squareName(game, h, col, row);
       const classes = ["sq"];
       let label = `${name}, ${pieceWord(color)}`;
-      if (!color && forbidden.has(name)) label += `, forbidden (${forbidden.get(name) || "foul"})`;
+      if (!color && forbidden.has(name)) {
+        const kind = forbidden.get(name);
+        label += kind ? `, forbidden for Black (${kind})` : ", forbidden for Black";
+      }
       else if (!color && view.showLegal && legal.has(name)) label += ", legal";
       if (name === view.last) label += ", last move";
       if (winning.has(name)) label += ", winning line";

@@ -26,9 +26,32 @@ export function evaluationPoints(data) {
   return points;
 }
 
+// engines report a proven win as a huge number; drawn as is it would flatten the rest
+const DECIDED = 10000;
+
+/**
+ * The points on one scale: a proven win (or, in a line game, the final result)
+ * is drawn a little beyond the largest ordinary score.
+ */
+export function graphPoints(data, room) {
+  const points = evaluationPoints(data || {});
+  const lineGame = room && room.game !== "reversi";
+  const outcome = room && room.outcome;
+  const last = points.length ? points[points.length - 1] : null;
+  const decided = (p) => Math.abs(p.score) >= DECIDED || (lineGame && outcome && p === last);
+  const ordinary = points.filter((p) => !decided(p)).map((p) => Math.abs(p.score));
+  const cap = Math.max(1, ...ordinary);
+  return points.map((p) => {
+    if (!decided(p)) return { ...p, decided: false };
+    const sign = p === last && lineGame && outcome ? (outcome.winner === "black" ? 1 : outcome.winner ? -1 : 0) : Math.sign(p.score);
+    return { ...p, score: sign * cap * 1.15, decided: true };
+  });
+}
+
 /** An <svg> chart of the points; positive favours Black. */
 export function drawGraph(data, room) {
-  const points = evaluationPoints(data || {});
+  const points = graphPoints(data, room);
+  const unit = room && room.game === "reversi" ? " discs" : "";
   const width = 320;
   const height = 140;
   const pad = 22;
@@ -43,9 +66,9 @@ export function drawGraph(data, room) {
   const y = (score) => height / 2 - ((height / 2 - pad / 2) * score) / maxAbs;
   el("line", { x1: pad, y1: height / 2, x2: width - pad, y2: height / 2, class: "graph-axis" }, svg);
   const top = el("text", { x: 4, y: 14, class: "graph-label" }, svg);
-  top.textContent = `Black +${formatNumber(maxAbs)}`;
+  top.textContent = points.some((p) => p.decided) ? "Black winning" : `Black +${formatNumber(maxAbs)}${unit}`;
   const bottom = el("text", { x: 4, y: height - 4, class: "graph-label" }, svg);
-  bottom.textContent = `White +${formatNumber(maxAbs)}`;
+  bottom.textContent = points.some((p) => p.decided) ? "White winning" : `White +${formatNumber(maxAbs)}${unit}`;
   if (points.length) {
     const path = points.map((p, i) => `${i ? "L" : "M"}${x(p.ply).toFixed(1)} ${y(p.score).toFixed(1)}`).join("");
     const area = `${path}L${x(points[points.length - 1].ply).toFixed(1)} ${height / 2}L${x(points[0].ply).toFixed(1)} ${height / 2}Z`;
@@ -63,5 +86,8 @@ function graphLabel(points, room) {
   if (!points.length) return "No evaluation";
   const last = points[points.length - 1];
   const moves = room && room.moves ? room.moves.length : last.ply;
-  return `Evaluation over ${moves} moves; final score ${formatNumber(last.score)} from Black's side`;
+  const end = last.decided
+    ? last.score > 0 ? "won for Black" : last.score < 0 ? "won for White" : "drawn"
+    : `final score ${formatNumber(last.score)} from Black's side`;
+  return `Evaluation over ${moves} moves; ${end}`;
 }
