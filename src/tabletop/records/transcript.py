@@ -6,7 +6,8 @@ together or spaced, in any case, with or without explicit passes (``pass``,
 replayed, so every record read has its passes written out.  We write Reversi
 transcripts run together in lower case without the passes (the form players
 and programs exchange), and line-game transcripts spaced.  Blank lines and
-lines starting with ``#`` are skipped.
+lines starting with ``#`` are skipped (so a game with no move yet
+writes a blank line that reads back as no game).
 
 The transcript does not name the game: :func:`read_transcripts` takes it as
 ``game`` (default ``"reversi"``) with its ``options``.  This module parses and
@@ -47,6 +48,7 @@ def read_transcripts(
         while pos < end:
             match = _TOKEN.match(line, pos)
             if match is None:
+                pos += len(line[pos:]) - len(line[pos:].lstrip())
                 raise RecordError(f"cannot read a move at {line[pos:pos + 8].strip()!r}", number, pos + 1)
             moves.append(match.group(1).lower())
             locations.append((number, match.start(1) + 1))
