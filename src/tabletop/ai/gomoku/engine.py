@@ -22,7 +22,7 @@ from tabletop.ai.gomoku.search import WIN, Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.games.core import BaseBoard, IllegalMoveError, Move
 
-__all__ = ["EngineSettings", "GomokuEngine", "LEVELS", "analyse", "level_player", "turn_seconds", "verified_win"]
+__all__ = ["EngineSettings", "GomokuEngine", "LEVELS", "TT_ENTRIES", "analyse", "level_player", "turn_seconds", "verified_win"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,10 @@ class EngineSettings:
     blunder: float = 0.0  # chance of a plausible but unexamined move
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
 
+
+# the transposition table's size bound: about 200 bytes an entry, so the default keeps a
+# search under 300 MB; the Gomocup engine lowers it from INFO max_memory
+TT_ENTRIES = 800_000
 
 LEVELS: dict[int, EngineSettings] = {
     1: EngineSettings(greedy_only=True, blunder=0.55, vcf_nodes=0, vct_nodes=0),
@@ -181,7 +185,7 @@ class GomokuEngine:
         if seconds <= 0:
             max_depth = 1
             deadline = started + 0.5
-        searcher = Searcher(pos, deadline=deadline, max_nodes=max_nodes, width=st.width)
+        searcher = Searcher(pos, deadline=deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES)
         result = searcher.search(max_depth=max_depth)
         nodes += result.nodes
         scores = result.root_scores or [(result.best, result.score)]

@@ -203,6 +203,37 @@ class ThreatSolver:
                 principal = [d, *rest]
         return principal
 
+    def refutation(self, attack: int, depth: int = 6, vcf_depth: int = 20) -> int | None:
+        """A defence that stops the attacker's VCT after the attacking move ``attack``
+        (the side to move plays it), or None when every defence tried loses."""
+        self.vcf_depth = vcf_depth
+        pos = self.pos
+        pos.play(attack)
+        try:
+            att = 3 - pos.turn
+            if len(pos.five_points(att)) >= 2:
+                return None
+            defences = pos.five_points(att) or sorted(
+                set(self._threat_points(att)) | set(pos.points_with(att, P.BLOCK4)) | set(pos.points_with(pos.turn, P.BLOCK4))
+            )
+            if not defences:
+                return -1  # no threat at all: any move will do
+            for d in defences:
+                if pos.is_foul(pos.turn, d):
+                    continue
+                pos.play(d)
+                try:
+                    line = self._vct(depth)
+                except _OutOfBudget:
+                    line = []  # unknown: not a proven refutation
+                finally:
+                    pos.undo()
+                if line is None:
+                    return d
+            return None
+        finally:
+            pos.undo()
+
     def _threat_line(self, att: int) -> list[int]:
         t = self._threat_points(att)
         return t[:1]
