@@ -38,5 +38,3 @@ def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
         all_moves=True,
     )
     return analysis_of(board, result)
-
-

@@ -158,7 +158,7 @@ def count(x: np.uint64) -> int:
     x = x - ((x >> S1) & M1)
     x = (x & M2) + ((x >> U64(2)) & M2)
     x = (x + (x >> U64(4))) & M4
-    return np.int64((x * H01) >> S56)
+    return int(np.int64((x * H01) >> S56))  # int64, not uint64: differences may be negative
 
 
 @njit(cache=True, inline="always")
@@ -549,8 +549,8 @@ def _solve(
     slot = _slot(p, o, n)
     tt_move = -1
     if tt_keys[slot, 0] == p and tt_keys[slot, 1] == o and tt_vals[slot, TT_DEPTH] == 99:
-        lo = tt_vals[slot, TT_LOWER]
-        hi = tt_vals[slot, TT_UPPER]
+        lo = int(tt_vals[slot, TT_LOWER])
+        hi = int(tt_vals[slot, TT_UPPER])
         if lo >= beta:
             return lo
         if hi <= alpha:
@@ -666,7 +666,9 @@ def solve_root_move(
     if sq < 0:
         return -_solve(o, p, -beta, -alpha, false_, one, tt_keys, tt_vals, nodes, stop, scratch)
     f = flips(p, o, sq)
-    return -_solve(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, false_, one, tt_keys, tt_vals, nodes, stop, scratch)
+    return -_solve(
+        o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, false_, one, tt_keys, tt_vals, nodes, stop, scratch
+    )
 
 
 # --------------------------------------------------------------------------- midgame
@@ -709,8 +711,8 @@ def _search(
     if tt_keys[slot, 0] == p and tt_keys[slot, 1] == o:
         tt_move = tt_vals[slot, TT_MOVE]
         if tt_vals[slot, TT_DEPTH] >= depth:
-            lo = tt_vals[slot, TT_LOWER]
-            hi = tt_vals[slot, TT_UPPER]
+            lo = int(tt_vals[slot, TT_LOWER])
+            hi = int(tt_vals[slot, TT_UPPER])
             if lo >= beta:
                 return lo
             if hi <= alpha:
@@ -721,7 +723,9 @@ def _search(
     if moves == ZERO:
         if passed:
             return _score_over(p, o) * SCALE
-        return -_search(o, p, depth, -beta, -alpha, true_, ply, weights, tt_keys, tt_vals, nodes, stop, scratch)
+        return -_search(
+            o, p, depth, -beta, -alpha, true_, ply, weights, tt_keys, tt_vals, nodes, stop, scratch
+        )
     sqs = scratch[ply, 0]
     keys = scratch[ply, 1]
     n_moves = 0
@@ -756,13 +760,53 @@ def _search(
         np_ = o ^ f
         no = p ^ f ^ (ONE << U64(sq))
         if i == 0:
-            v = -_search(np_, no, depth - 1, -beta, -alpha, false_, ply + 1, weights, tt_keys, tt_vals, nodes, stop, scratch)
+            v = -_search(
+                np_,
+                no,
+                depth - 1,
+                -beta,
+                -alpha,
+                false_,
+                ply + 1,
+                weights,
+                tt_keys,
+                tt_vals,
+                nodes,
+                stop,
+                scratch,
+            )
         else:
             v = -_search(
-                np_, no, depth - 1, -alpha - 1, -alpha, false_, ply + 1, weights, tt_keys, tt_vals, nodes, stop, scratch
+                np_,
+                no,
+                depth - 1,
+                -alpha - 1,
+                -alpha,
+                false_,
+                ply + 1,
+                weights,
+                tt_keys,
+                tt_vals,
+                nodes,
+                stop,
+                scratch,
             )
             if alpha < v < beta:
-                v = -_search(np_, no, depth - 1, -beta, -v, false_, ply + 1, weights, tt_keys, tt_vals, nodes, stop, scratch)
+                v = -_search(
+                    np_,
+                    no,
+                    depth - 1,
+                    -beta,
+                    -v,
+                    false_,
+                    ply + 1,
+                    weights,
+                    tt_keys,
+                    tt_vals,
+                    nodes,
+                    stop,
+                    scratch,
+                )
         if stop[0]:
             return 0
         if v > best:
@@ -814,10 +858,24 @@ def search_root_move(
     true_ = not false_
     one = true_ + 0  # ply 1, typed int
     if sq < 0:
-        return -_search(o, p, depth - 1, -beta, -alpha, true_, one, weights, tt_keys, tt_vals, nodes, stop, scratch)
+        return -_search(
+            o, p, depth - 1, -beta, -alpha, true_, one, weights, tt_keys, tt_vals, nodes, stop, scratch
+        )
     f = flips(p, o, sq)
     return -_search(
-        o ^ f, p ^ f ^ (ONE << U64(sq)), depth - 1, -beta, -alpha, False, 1, weights, tt_keys, tt_vals, nodes, stop, scratch
+        o ^ f,
+        p ^ f ^ (ONE << U64(sq)),
+        depth - 1,
+        -beta,
+        -alpha,
+        false_,
+        one,
+        weights,
+        tt_keys,
+        tt_vals,
+        nodes,
+        stop,
+        scratch,
     )
 
 

@@ -83,7 +83,9 @@ class Searcher:
     def __init__(self, tt_megabytes: float = DEFAULT_TT_MEGABYTES, weights: np.ndarray | None = None) -> None:
         if not tt_megabytes > 0:
             raise ValueError(f"the table size must be positive, not {tt_megabytes} MB")
-        self.weights = np.ascontiguousarray(weights if weights is not None else default_weights(), dtype=np.float32)
+        self.weights = np.ascontiguousarray(
+            weights if weights is not None else default_weights(), dtype=np.float32
+        )
         self.mid_keys, self.mid_vals = kernel.new_tables(tt_megabytes / 2)
         self.end_keys, self.end_vals = kernel.new_tables(tt_megabytes / 2)
         self.scratch = kernel.new_scratch()
@@ -109,6 +111,19 @@ class Searcher:
         self.end_vals[:, kernel.TT_DEPTH] = -1
 
     # ------------------------------------------------------------------ searches
+    @staticmethod
+    def is_over(player: int, opponent: int) -> bool:
+        """Neither side can place a disc."""
+        p, o = np.uint64(player), np.uint64(opponent)
+        return int(kernel.get_moves(p, o)) == 0 and int(kernel.get_moves(o, p)) == 0
+
+    @staticmethod
+    def final_score(player: int, opponent: int) -> int:
+        """Disc difference of a finished game from ``player``'s side, empties to the winner."""
+        diff = player.bit_count() - opponent.bit_count()
+        empties = 64 - (player | opponent).bit_count()
+        return diff + empties if diff > 0 else diff - empties if diff < 0 else 0
+
     def search(
         self,
         player: int,
@@ -140,7 +155,9 @@ class Searcher:
             if timer is not None:
                 timer.cancel()
 
-    def solve(self, player: int, opponent: int, *, all_moves: bool = False, seconds: float | None = None) -> SearchResult:
+    def solve(
+        self, player: int, opponent: int, *, all_moves: bool = False, seconds: float | None = None
+    ) -> SearchResult:
         """The exact result (disc difference, empties to the winner) and a best move."""
         return self.search(player, opponent, depth=0, seconds=seconds, exact_empties=64, all_moves=all_moves)
 
@@ -196,7 +213,9 @@ class Searcher:
         result.seconds = time.perf_counter() - start
         return result
 
-    def _iteration(self, p: np.uint64, o: np.uint64, order: list[int], depth: int, all_moves: bool) -> dict[int, int] | None:
+    def _iteration(
+        self, p: np.uint64, o: np.uint64, order: list[int], depth: int, all_moves: bool
+    ) -> dict[int, int] | None:
         inf = kernel.INF
         scores: dict[int, int] = {}
         alpha = -inf
@@ -214,7 +233,9 @@ class Searcher:
             alpha = max(alpha, int(v))
         return scores
 
-    def _solve_root(self, p: np.uint64, o: np.uint64, order: list[int], all_moves: bool) -> dict[int, int] | None:
+    def _solve_root(
+        self, p: np.uint64, o: np.uint64, order: list[int], all_moves: bool
+    ) -> dict[int, int] | None:
         scores: dict[int, int] = {}
         best = -65
         args = (self.end_keys, self.end_vals, self._nodes, self._stop, self.scratch)

@@ -1,0 +1,243 @@
+"""The Reversi engine: kernel against the rules library, exact endgames, search control, levels, analysis."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tabletop.ai import player as player_from_spec
+from tabletop.ai.base import Limit
+from tabletop.ai.reversi import analyse, kernel, level_player
+from tabletop.ai.reversi.eval import handmade_weights, load_weights
+from tabletop.ai.reversi.search import Searcher, square_name, time_for_move
+from tabletop.cli.solve import parse_obf_line
+from tabletop.games.core import PASS, Color
+from tabletop.games.reversi import Board, perft_bitboards
+
+DATA = Path(__file__).parent / "data" / "reversi"
+START_BLACK = (1 << (3 * 8 + 4)) | (1 << (4 * 8 + 3))  # e4 and d5
+START_WHITE = (1 << (3 * 8 + 3)) | (1 << (4 * 8 + 4))  # d4 and e5
+# Leaves from the start, a forced pass counted as a ply (../shared/data/othello/perft.md).
+PERFT = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288]
+
+
+def _sides(board: Board) -> tuple[int, int]:
+    black, white = board.bitboards()
+    return (black, white) if board.turn is Color.BLACK else (white, black)
+
+
+def test_perft_from_the_start_matches_the_reference_to_depth_9() -> None:
+    assert [kernel.perft(START_BLACK, START_WHITE, d) for d in range(10)] == PERFT
+
+
+def test_perft_agrees_with_the_rules_library_in_random_positions() -> None:
+    rng = random.Random(5)
+    for _ in range(12):
+        board = Board()
+        for _ in range(rng.randrange(4, 40)):
+            if board.is_game_over():
+                break
+            board.push(rng.choice(board.legal_moves))
+        p, o = _sides(board)
+        assert kernel.perft(p, o, 3) == perft_bitboards(p, o, 3)
+
+
+def test_kernel_moves_and_flips_agree_with_the_rules_board_over_random_games() -> None:
+    rng = random.Random(1)
+    positions = 0
+    for _ in range(2000):
+        board = Board()
+        while not board.is_game_over():
+            p, o = _sides(board)
+            moves = int(kernel.get_moves(np.uint64(p), np.uint64(o)))
+            legal = [m for m in board.legal_moves if not m.is_pass]
+            assert moves == sum(1 << (m.row * 8 + m.col) for m in legal)
+            if not legal:
+                assert board.legal_moves == [PASS]
+                board.push(PASS)
+                continue
+            move = rng.choice(legal)
+            sq = move.row * 8 + move.col
+            flipped = int(kernel.flips(np.uint64(p), np.uint64(o), sq))
+            board.push(move)
+            after_p, after_o = _sides(board)  # now the opponent is to move
+            assert after_o == p | flipped | (1 << sq)
+            assert after_p == o & ~flipped
+            positions += 1
+    assert positions > 100000
+
+
+def test_perft_rejects_overlapping_bitboards() -> None:
+    with pytest.raises(ValueError, match="overlap"):
+        kernel.perft(1, 1, 2)
+
+
+def test_stable_discs_are_never_flipped_in_random_games() -> None:
+    rng = random.Random(7)
+    for _ in range(40):
+        board = Board()
+        history: list[tuple[int, int, Color]] = []
+        while not board.is_game_over():
+            board.push(rng.choice(board.legal_moves))
+            black, white = board.bitboards()
+            history.append((black, white, board.turn))
+        final_black, final_white = board.bitboards()
+        for black, white, _ in history:
+            stable_black = int(kernel.stable_discs(np.uint64(black), np.uint64(white)))
+            stable_white = int(kernel.stable_discs(np.uint64(white), np.uint64(black)))
+            assert stable_black & final_black == stable_black
+            assert stable_white & final_white == stable_white
+
+
+def test_every_ffo_position_1_to_19_is_solved_exactly() -> None:
+    searcher = Searcher(64)
+    lines = (DATA / "fforum-1-19.obf").read_text().splitlines()
+    assert len(lines) == 19
+    for number, line in enumerate(lines, 1):
+        pos = parse_obf_line(line)
+        result = searcher.solve(*pos.sides())
+        assert result.exact
+        assert result.score == pos.expected_score, f"FFO #{number}"
+        assert pos.annotations[square_name(result.best)] == pos.expected_score, f"FFO #{number}"
+
+
+def test_solver_scores_every_move_exactly_when_asked() -> None:
+    pos = parse_obf_line((DATA / "fforum-1-19.obf").read_text().splitlines()[0])
+    result = Searcher(16).solve(*pos.sides(), all_moves=True)
+    got = {square_name(s.square): int(s.score) for s in result.scores}
+    for move, score in pos.annotations.items():
+        assert got[move] == score
+    assert all(s.exact for s in result.scores)
+
+
+def test_finished_game_gives_empties_to_the_winner() -> None:
+    assert Searcher.final_score(0b1110, 0b1) == 2 + 60
+    assert Searcher.final_score(0b1, 0b1110) == -2 - 60
+    assert Searcher.final_score(0b1, 0b10) == 0
+
+
+def test_search_stops_from_another_thread_with_a_legal_move() -> None:
+    board = Board()
+    for name in ("f5", "d6", "c3", "d3", "c4"):
+        board.push(name)
+    searcher = Searcher(8)
+    threading.Timer(0.3, searcher.stop).start()
+    started = time.perf_counter()
+    result = searcher.search(*_sides(board), depth=40)
+    assert time.perf_counter() - started < 5.0
+    assert board.is_legal(board.move_at(result.best % 8, result.best // 8))
+    assert result.depth >= 1
+
+
+def test_search_respects_a_time_budget() -> None:
+    board = Board()
+    searcher = Searcher(8)
+    searcher.search(*_sides(board), depth=2)  # compile outside the measured call
+    started = time.perf_counter()
+    result = searcher.search(*_sides(board), seconds=0.3)
+    assert time.perf_counter() - started < 1.5
+    assert result.depth >= 3
+
+
+def test_node_limit_ends_the_search() -> None:
+    result = Searcher(8).search(START_BLACK, START_WHITE, nodes=2000, depth=30)
+    assert result.nodes < 20000
+    assert result.best in (19, 26, 37, 44)
+
+
+def test_table_size_option_changes_the_table() -> None:
+    small, large = Searcher(1), Searcher(16)
+    assert small.mid_keys.nbytes * 8 <= large.mid_keys.nbytes
+    with pytest.raises(ValueError, match="positive"):
+        Searcher(0)
+
+
+def test_clock_budget_spreads_time_and_keeps_a_reserve() -> None:
+    assert time_for_move(60.0, 0.0, 50) == pytest.approx(3.0)
+    assert time_for_move(60.0, 2.0, 50) > time_for_move(60.0, 0.0, 50)
+    assert time_for_move(1.0, 0.0, 12) <= 0.5
+
+
+def test_analysis_scores_every_legal_move_with_pv() -> None:
+    board = Board()
+    for name in ("f5", "f6", "e6"):
+        board.push(name)
+    before = board.to_text()
+    result = analyse(board, Limit(depth=4))
+    assert board.to_text() == before
+    assert {m for m in (s.move for s in result.scores)} == set(board.legal_moves)
+    assert result.depth == 4 and result.nodes > 0
+    assert result.pv and result.pv[0] == result.scores[0].move
+    assert [s.score for s in result.scores] == sorted((s.score for s in result.scores), reverse=True)
+
+
+def test_analysis_is_exact_near_the_end() -> None:
+    pos = parse_obf_line((DATA / "fforum-1-19.obf").read_text().splitlines()[1])
+    board = Board.from_bitboards(pos.black, pos.white, Color.BLACK if pos.black_to_move else Color.WHITE)
+    result = analyse(board, Limit(seconds=10))
+    assert all(s.exact for s in result.scores)
+    assert str(result.scores[0].move) == "a4" and result.scores[0].score == 10
+
+
+def test_a_forced_pass_is_chosen_when_stuck() -> None:
+    # Black (to move) has no placement; White still has one.
+    board = Board.from_bitboards(0b1, 0b10, Color.BLACK)
+    board2 = Board.from_bitboards(0b10, 0b1, Color.WHITE)
+    for b in (board, board2):
+        if b.legal_moves == [PASS]:
+            assert level_player(5).choose(b) == PASS
+
+
+@pytest.mark.parametrize("level", [1, 4, 7, 10])
+def test_level_players_choose_legal_moves_and_leave_the_board_unchanged(level: int) -> None:
+    rng = random.Random(level)
+    board = Board()
+    for _ in range(rng.randrange(10, 30)):
+        board.push(rng.choice(board.legal_moves))
+    before = board.to_text()
+    move = level_player(level).choose(board, Limit(seconds=0.2) if level == 10 else None)
+    assert board.to_text() == before
+    assert board.is_legal(move)
+
+
+def test_level_spec_reaches_the_engine() -> None:
+    p = player_from_spec("level:6")
+    board = Board()
+    assert board.is_legal(p.choose(board))
+    assert p.name == "level:6"
+
+
+def _play(a: object, b: object, opening_seed: int) -> int:
+    """Disc difference for ``a`` (Black) after a random 4-ply opening."""
+    rng = random.Random(opening_seed)
+    board = Board()
+    for _ in range(4):
+        board.push(rng.choice(board.legal_moves))
+    seats = {Color.BLACK: a, Color.WHITE: b}
+    while not board.is_game_over():
+        board.push(seats[board.turn].choose(board))  # type: ignore[attr-defined]
+    black, white = board.discs()
+    return black - white
+
+
+def test_a_higher_level_beats_level_one() -> None:
+    strong, weak = level_player(5, seed=1), level_player(1, seed=2)
+    results = [_play(strong, weak, s) for s in range(3)] + [-_play(weak, strong, s) for s in range(3)]
+    assert sum(r > 0 for r in results) >= 5
+
+
+def test_weights_file_loads_or_falls_back_to_the_handmade_table() -> None:
+    fitted = load_weights()
+    table = fitted if fitted is not None else handmade_weights()
+    assert table.shape == (kernel.N_PHASES, kernel.N_FEATURES)
+    assert abs(kernel.evaluate(np.uint64(START_BLACK), np.uint64(START_WHITE), table)) < 4 * kernel.SCALE
+
+
+def test_impossible_position_is_refused() -> None:
+    with pytest.raises(ValueError, match="share a square"):
+        Searcher(1).search(0b11, 0b10, depth=1)
