@@ -154,3 +154,26 @@ def test_redis_bus_carries_a_rooms_events_between_two_server_processes() -> None
         await two.close()
 
     asyncio.run(scenario())
+
+
+def test_load_benchmark_plays_games_and_reports_latency_memory_and_errors() -> None:
+    import json
+    import subprocess
+    import sys
+
+    tabletop = str(Path(sys.executable).with_name("tabletop"))
+    done = subprocess.run(
+        [tabletop, "bench", "server", "--games", "3", "--duration", "1.5", "--think", "0.01", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["games"] == 3 and result["errors"] == 0
+    assert result["moves"] > 0 and result["moves_per_second"] > 0
+    lat = result["latency_ms"]
+    assert 0 < lat["p50"] <= lat["p95"] <= lat["p99"] <= lat["max"]
+    assert result["server_peak_mb"] > 10 and result["flood_limit"] == "off"
+    bad = subprocess.run([tabletop, "bench", "server", "--games", "0"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--games" in bad.stderr and "Traceback" not in bad.stderr

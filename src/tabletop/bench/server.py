@@ -81,15 +81,15 @@ async def _player(
                     turn, legal = frame.get("turn"), frame.get("legal", [])
                 elif kind == "event":
                     event = frame["event"]
-                    if event["kind"] == "move_played":
+                    if event["kind"] == "move_played" and event["color"] != me:
                         sent = stats.sent.pop((room, event["ply"]), None)
-                        if sent is not None and event["color"] != me and stats.measuring:
+                        if sent is not None and stats.measuring:
                             stats.latencies.append(now - sent)
                             stats.moves += 1
                     elif event["kind"] == "turn_changed":
                         turn, legal = event.get("turn"), event.get("legal", [])
                     elif event["kind"] == "game_ended":
-                        if me == "black":
+                        if me == "black" and stats.measuring:
                             stats.games += 1
                         await ws.send(json.dumps({"type": "rematch"}))
                     elif event["kind"] == "rematch_started":
@@ -139,22 +139,27 @@ async def _run(base: str, games: int, duration: float, think: float, pid: int | 
             peak[0] = max(peak[0], rss)
             await asyncio.sleep(0.2)
 
-    tasks: list[asyncio.Task[None]] = []
+    seats: list[tuple[str, str, str]] = []
     async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        # every room first, then every player at once, so the measured part is pure play
         for _ in range(games):
             created = (await http.post("/api/rooms", json={"game": "tictactoe"})).json()
             secret = created["invite"].split("invite=")[1]
             joined = (await http.post(f"/api/rooms/{created['room']}/join", json={"invite": secret})).json()
-            room = created["room"]
-            for token, me in ((created["tokens"]["black"], "black"), (joined["token"], "white")):
-                tasks.append(asyncio.create_task(_player(base, room, token, me, think, stats, stop)))
+            seats.append((created["room"], created["tokens"]["black"], "black"))
+            seats.append((created["room"], joined["token"], "white"))
+    tasks = [
+        asyncio.create_task(_player(base, room, token, me, think, stats, stop)) for room, token, me in seats
+    ]
     memory = asyncio.create_task(sample_memory())
-    await asyncio.sleep(min(2.0, duration / 4))  # warm up: connections open, first moves made
+    await asyncio.sleep(max(2.0, min(5.0, games / 200)))  # warm up: every connection open and playing
+    cpu_before = _cpu_seconds(pid)
     stats.measuring = True
     started = time.perf_counter()
     await asyncio.sleep(duration)
     stats.measuring = False
     elapsed = time.perf_counter() - started
+    server_cpu = _cpu_seconds(pid) - cpu_before
     stop.set()
     results = await asyncio.gather(*tasks, memory, return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
@@ -179,7 +184,21 @@ async def _run(base: str, games: int, duration: float, think: float, pid: int | 
         "errors": stats.errors + len(failures),
         "error_samples": stats.messages + [repr(f) for f in failures[:3]],
         "server_peak_mb": round(peak[0] / 2**20, 1) if pid is not None else None,
+        # the server's own CPU use: on a shared machine the clients compete with it
+        "server_cpu_percent": round(100 * server_cpu / elapsed, 1) if pid is not None else None,
+        "server_cpu_ms_per_move": round(1000 * server_cpu / stats.moves, 3)
+        if pid is not None and stats.moves
+        else None,
     }
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    if pid is None:
+        return 0.0
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return float(times.user + times.system)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -247,6 +266,9 @@ def _report(result: dict[str, Any], as_json: bool) -> int:
         f"moves/s {result['moves_per_second']}  ({result['moves']} moves, {result['games_finished']} games finished)"
     )
     print(f"relay latency ms  p50 {lat['p50']}  p95 {lat['p95']}  p99 {lat['p99']}  max {lat['max']}")
+    print(
+        f"server CPU {result['server_cpu_percent']} % of one core, {result['server_cpu_ms_per_move']} ms per move"
+    )
     print(
         f"errors {result['errors']}  server peak memory {result['server_peak_mb']} MB  flood limit {result.get('flood_limit')}"
     )
