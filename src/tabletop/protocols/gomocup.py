@@ -415,7 +415,7 @@ class GomocupPlayer:
         self._variant: tuple[int, int, str] | None = None
         self.about: str | None = None
         self.notes: list[str] = []  # MESSAGE/DEBUG lines and tolerated oddities
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[[subprocess.Popen[str]], None] | None = None
 
     # -- process ------------------------------------------------------------------------------
     def _start(self) -> subprocess.Popen[str]:
@@ -497,8 +497,15 @@ class GomocupPlayer:
             return text
 
     def _expect_ok(self, command: str, deadline: float) -> None:
-        reply = self._reply(deadline, command)
-        if reply.upper() != "OK":
+        while True:
+            reply = self._reply(deadline, command)
+            if reply.upper() == "OK":
+                return
+            if reply.upper().startswith("ERROR") and "rule" not in reply.lower():
+                # Rapfi answers an INFO it cannot honour at once with ERROR; the
+                # protocol says the manager does not read replies to INFO, so go on
+                self.notes.append(f"ignored after INFO: {reply}")
+                continue
             raise GomocupError(f"{command} answered {reply!r}")
 
     # -- playing ------------------------------------------------------------------------------
