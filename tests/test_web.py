@@ -317,6 +317,17 @@ def test_reversi_full_game_against_the_computer_counts_the_discs(page: Page, bas
             shot(page, "reversi-midgame")
     text = result_dialog(page)
     shot(page, "reversi-result")
+    # the record exports; the formats offered are the ones that fit Reversi
+    page.locator("#result-close").click()
+    formats = page.locator("#export-format option").all_inner_texts()
+    assert formats == ["GGF", "SGF", "Transcript"]
+    page.locator("#export-format").select_option("transcript")
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Export").click()
+    download = download_info.value
+    assert download.suggested_filename.endswith(".txt")
+    record = Path(download.path()).read_text()
+    assert " ".join(room(page)["moves"][:4]) in " ".join(record.split())
     grid = cells(page)
     black = sum(c == "black" for row in grid for c in row)
     white = sum(c == "white" for row in grid for c in row)
@@ -378,6 +389,8 @@ def test_hot_seat_game_plays_both_colours_and_undo_redo_restore_the_board(page: 
     page.keyboard.press("ArrowDown")
     assert page.evaluate("() => document.activeElement.dataset.move") == "f5"
     shot(page, "hotseat-keyboard-focus")
+    ring = page.evaluate("() => getComputedStyle(document.activeElement.querySelector('.focus-ring')).stroke")
+    assert ring not in ("none", "transparent", "rgba(0, 0, 0, 0)"), "the focused square is outlined"
     page.keyboard.press("Enter")
     page.wait_for_function("() => window.tabletop.room.moves.length === 1")
     assert labels(page)["e5"].startswith("e5, black"), "the flipped disc turned black"
@@ -480,6 +493,7 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
 ) -> None:
     errors = PageErrors()
     host_ctx = browser.new_context(viewport={"width": 1200, "height": 860})
+    host_ctx.grant_permissions(["clipboard-read", "clipboard-write"])
     guest_ctx = browser.new_context(viewport={"width": 375, "height": 760}, is_mobile=True, has_touch=True)
     watch_ctx = browser.new_context(viewport={"width": 1000, "height": 800})
     try:
@@ -493,6 +507,9 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         invite = host.locator("#invite-url").input_value()
         assert f"/play/{room_id}?invite=" in invite
         shot(host, "online-host-waiting")
+        host.get_by_role("button", name="Copy invite link").click()
+        expect(host.locator("#message")).to_contain_text("Invite link copied")
+        assert host.evaluate("() => navigator.clipboard.readText()") == invite
 
         guest = errors.watch(guest_ctx.new_page())
         guest.goto(invite)

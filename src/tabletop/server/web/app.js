@@ -862,6 +862,38 @@ function updateExportLink() {
   link.download = `tabletop-${game.id}.${EXTENSIONS[format] || "txt"}`;
 }
 
+/** Fetch the record first, so a format the server cannot write is explained, not saved. */
+async function exportRecord(event) {
+  event.preventDefault();
+  const link = $("export");
+  let response;
+  try {
+    response = await fetch(link.href);
+  } catch (error) {
+    say(`Could not fetch the record: ${error.message}`);
+    return;
+  }
+  if (!response.ok) {
+    let why = `${response.status} ${response.statusText}`;
+    try {
+      const data = await response.json();
+      why = data.message || data.detail || why;
+    } catch {
+      // not JSON: keep the status line
+    }
+    say(`No ${$("export-format").selectedOptions[0].text} record: ${why}.`);
+    return;
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const save = document.createElement("a");
+  save.href = url;
+  save.download = link.download;
+  document.body.append(save);
+  save.click();
+  save.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
 // ---------------------------------------------------------------- controls and keyboard
 function bindControls() {
   const send = (frame) => () => game.conn && game.conn.send(frame);
@@ -898,6 +930,7 @@ function bindControls() {
   $("request-decline").addEventListener("click", () => answerRequest(false));
   $("show-legal").addEventListener("change", render);
   $("export-format").addEventListener("change", updateExportLink);
+  $("export").addEventListener("click", exportRecord);
   $("copy-invite").addEventListener("click", copyInvite);
   const board = $("board");
   board.addEventListener("click", (event) => {
