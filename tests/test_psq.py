@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tabletop import records
+from tabletop.cli import main
 from tabletop.games.core import BLACK
 from tabletop.games.mnk import gomoku
 from tabletop.records.psq import PsqError, PsqGame, psq_from_board, read_psq, write_psq
@@ -118,3 +122,83 @@ def test_any_game_round_trips(width: int, height: int, data: st.DataObject) -> N
 def test_psq_game_is_a_plain_value() -> None:
     game = PsqGame(15, 15)
     assert write_psq(game) == "Piskvorky 15x15, 11:11, 0\n"
+
+
+# -- through the records registry and tabletop convert ---------------------------------
+
+
+def test_psq_is_a_registered_format() -> None:
+    assert "psq" in records.formats()
+    assert records.detect("games/final.PSQ") == "psq"
+
+
+def test_registry_reads_one_gomoku_record_and_writes_it_back() -> None:
+    [record] = records.read(SAMPLE, "psq")
+    assert (record.game, record.options) == ("gomoku", {"size": 20})
+    assert record.moves == ["j11", "k10", "k11", "l9"]
+    assert record.tags["black"] == "pbrain-first.exe" and record.tags["white"] == "pbrain-second.exe"
+    assert record.result is None
+    assert records.write([record], "psq").splitlines() == SAMPLE.replace("\r", "").splitlines()
+
+
+def test_registry_replays_under_the_rule_hint_and_names_the_line() -> None:
+    board = gomoku(rule="renju")
+    for mv in ["g8", "a1", "h8", "a2", "i9", "a3", "i10", "a4"]:
+        board.push(mv)
+    game = psq_from_board(board)
+    game.moves.append(gomoku().parse_move("i8"))
+    text = write_psq(game)
+    with pytest.raises(records.RecordError) as info:
+        records.read(text, "psq", options={"rule": "renju"})
+    assert info.value.line == 10 and "double-three" in str(info.value)
+    [record] = records.read(text, "psq", options={"rule": "freestyle"})
+    assert record.moves[-1] == "i8"
+
+
+def test_registry_reports_malformed_text_with_its_line() -> None:
+    with pytest.raises(records.RecordError) as info:
+        records.read("Piskvorky 15x15, 11:11, 0\n8,8,0\n8,8,0\n", "psq")
+    assert info.value.line == 3 and "already played" in str(info.value)
+
+
+def test_a_finished_game_gets_its_result() -> None:
+    moves = "\n".join(f"{x},8,0\n{x},1,0" for x in range(3, 7)) + "\n7,8,0"
+    [record] = records.read(f"Piskvorky 15x15, 11:11, 0\n{moves}\n", "psq")
+    assert record.result == "B+"
+
+
+@pytest.mark.parametrize(
+    ("record", "reason"),
+    [
+        (records.GameRecord(game="reversi", moves=["f5"]), "Gomoku"),
+        (records.GameRecord(game="gomoku", position="/".join(["-" * 15] * 15) + " X"), "start position"),
+    ],
+)
+def test_writer_refuses_what_psq_cannot_hold(record: records.GameRecord, reason: str) -> None:
+    with pytest.raises(records.RecordError, match=reason):
+        records.write([record], "psq")
+    with pytest.raises(records.RecordError, match="exactly one"):
+        records.write([record, record], "psq")
+
+
+def test_convert_psq_to_sgf_and_back(tmp_path: Path) -> None:
+    src = tmp_path / "game.psq"
+    src.write_text(SAMPLE)
+    sgf = tmp_path / "game.sgf"
+    back = tmp_path / "back.psq"
+    assert main(["convert", str(src), str(sgf)]) == 0
+    assert "GM[4]" in sgf.read_text() and "SZ[20]" in sgf.read_text()
+    assert main(["convert", str(sgf), str(back)]) == 0
+    lines = back.read_text().splitlines()
+    assert lines[:5] == ["Piskvorky 20x20, 11:11, 0", "10,10,0", "11,11,0", "11,10,0", "12,12,0"]
+    assert lines[5:] == ["pbrain-first.exe", "pbrain-second.exe"]
+
+
+def test_convert_refuses_a_malformed_psq_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "bad.psq"
+    src.write_text("Piskvorky 15x15, 11:11, 0\n8,8,0\n99,1,0\n")
+    out = tmp_path / "out.sgf"
+    assert main(["convert", str(src), str(out)]) == 2
+    assert not out.exists()
+    err = capsys.readouterr().err
+    assert "line 3" in err and len(err.strip().splitlines()) == 1

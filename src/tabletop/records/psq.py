@@ -20,6 +20,13 @@ A PSQ file does not say which rule was played; :meth:`PsqGame.to_board`
 takes it as an argument and replays the moves through the rules library, so
 an illegal move is reported with its line.
 
+The format is registered as ``psq`` (``.psq``) in :mod:`tabletop.records`:
+:func:`read_psq_records` gives one :class:`~tabletop.records.GameRecord`
+(``game="gomoku"``; the rule comes from the ``options`` hint, freestyle by
+default; the players go to the ``black``/``white`` tags, the move times to
+``psq_times`` and the trailing lines to ``psq_tail``) and
+:func:`write_psq_records` writes exactly one record back.
+
 This module parses and formats text only; it does no file I/O and must not
 know about any user interface.
 
@@ -33,12 +40,23 @@ know about any user interface.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from tabletop.games.core import IllegalMoveError, Move, column_letter
 from tabletop.games.mnk import GomokuBoard, gomoku
+from tabletop.records import GameRecord, RecordError, register_format, replay, result_from_board
 
-__all__ = ["PsqError", "PsqGame", "psq_from_board", "read_psq", "write_psq"]
+__all__ = [
+    "PsqError",
+    "PsqGame",
+    "psq_from_board",
+    "read_psq",
+    "read_psq_records",
+    "write_psq",
+    "write_psq_records",
+]
 
 _HEADER = re.compile(r"^Piskvorky\s+(\d+)\s*x\s*(\d+)\s*(?:,\s*(\d+)\s*:\s*(\d+)\s*(?:,\s*(-?\d+))?)?\s*$", re.IGNORECASE)
 _MOVE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?$")
@@ -177,3 +195,62 @@ def psq_from_board(
         players=list(players) if players is not None else [],
         tail=[str(result)] if result is not None else [],
     )
+
+
+# -- the records registry ---------------------------------------------------------
+
+
+def read_psq_records(text: str, game: str | None = None, options: dict[str, Any] | None = None) -> list[GameRecord]:
+    """The PSQ game in ``text`` as one :class:`GameRecord`, every move replayed
+    under ``options["rule"]`` (freestyle by default).  Raises
+    :class:`RecordError` with the line for anything malformed or illegal."""
+    if game not in (None, "gomoku"):
+        raise RecordError(f"PSQ records hold Gomoku games, not {game}")
+    try:
+        psq = read_psq(text)
+    except PsqError as exc:
+        raise RecordError(exc.reason, exc.line, 1 if exc.line else 0) from None
+    opts = {k: v for k, v in (options or {}).items() if k not in ("size", "width", "height")}
+    if psq.width == psq.height:
+        opts["size"] = psq.width
+    else:
+        opts["width"], opts["height"] = psq.width, psq.height
+    record = GameRecord(game="gomoku", options=opts, moves=[str(m) for m in psq.moves])
+    for color, name in zip(("black", "white"), psq.players, strict=False):
+        record.tags[color] = name
+    if any(psq.times_ms):
+        record.tags["psq_times"] = ",".join(str(t) for t in psq.times_ms)
+    if psq.tail:
+        record.tags["psq_tail"] = "\n".join(psq.tail)
+    board = replay(record, [(line, 1) for line in psq.move_lines])
+    record.result = result_from_board(board)
+    return [record]
+
+
+def write_psq_records(records: Sequence[GameRecord]) -> str:
+    """One Gomoku record as PSQ text (the format holds one game per file)."""
+    if len(records) != 1:
+        raise RecordError(f"a PSQ file holds exactly one game, not {len(records)}")
+    record = records[0]
+    if record.game != "gomoku":
+        raise RecordError(f"PSQ records hold Gomoku games, not {record.game}")
+    if record.position is not None:
+        raise RecordError("a PSQ file cannot hold a game from a custom start position")
+    board = replay(GameRecord(game=record.game, options=dict(record.options), moves=list(record.moves)))
+    assert isinstance(board, GomokuBoard)
+    times: list[int] | None = None
+    if "psq_times" in record.tags:
+        try:
+            times = [int(t) for t in record.tags["psq_times"].split(",")]
+        except ValueError:
+            raise RecordError(f"tag psq_times {record.tags['psq_times'][:40]!r} is not a list of whole numbers") from None
+        if len(times) != len(board.move_stack):
+            times = None  # the moves changed since the times were read: drop them
+    game = psq_from_board(board, times_ms=times)
+    game.players = [record.tags[c] for c in ("black", "white") if c in record.tags]
+    if record.tags.get("psq_tail"):
+        game.tail = record.tags["psq_tail"].split("\n")
+    return write_psq(game)
+
+
+register_format("psq", (".psq",), read_psq_records, write_psq_records)
