@@ -415,7 +415,7 @@ class GomocupPlayer:
         self._variant: tuple[int, int, str] | None = None
         self.about: str | None = None
         self.notes: list[str] = []  # MESSAGE/DEBUG lines and tolerated oddities
-        self._finalizer: weakref.finalize[[subprocess.Popen[str]], None] | None = None
+        self._finalizer: weakref.finalize[[subprocess.Popen[str]], GomocupPlayer] | None = None
 
     # -- process ------------------------------------------------------------------------------
     def _start(self) -> subprocess.Popen[str]:

@@ -144,6 +144,32 @@ def build_tables() -> np.ndarray:
 
 
 @njit(cache=True)
+def build_line_double_fours() -> np.ndarray:
+    """``table[code]``: True when a stone in the centre makes two fours on this one
+    line (``X.XXX.X``, ``XX.XX.XX``) under the exactly-five rule: Renju's
+    double-four on one line, which the pattern table counts as a single FLEX4."""
+    table = np.zeros(WINDOW_CODES, dtype=np.bool_)
+    w = np.zeros(9, dtype=np.int8)
+    for code in range(WINDOW_CODES):
+        x = code
+        for i in range(8):
+            w[i if i < 4 else i + 1] = x % 3
+            x //= 3
+        w[4] = 1
+        if _five_kind(w, True) != NONE or _five_points(w, True) < 2:
+            continue
+        lo = 4
+        while lo > 0 and w[lo - 1] == 1:
+            lo -= 1
+        hi = 4
+        while hi < 8 and w[hi + 1] == 1:
+            hi += 1
+        straight = hi - lo == 3 and lo > 0 and hi < 8 and w[lo - 1] == 0 and w[hi + 1] == 0
+        table[code] = not straight
+    return table
+
+
+@njit(cache=True)
 def _window_code(cells: np.ndarray, p: int, d: int, color: int) -> int:
     code = 0
     mul = 1
@@ -264,10 +290,11 @@ def best_pattern(pat: np.ndarray, c: int, p: int) -> int:
 
 
 @njit(cache=True)
-def black_foul(pat: np.ndarray, p: int) -> bool:
+def black_foul(cells: np.ndarray, pat: np.ndarray, line_double_fours: np.ndarray, dirs: np.ndarray, p: int) -> bool:
     """Renju's fouls for Black judged from the patterns alone (no recursion on
-    fake threes): overline, two fours, two open threes; a five is never a foul.
-    The engine uses it inside searches; the rules board checks every move it plays."""
+    fake threes): overline, two fours (on two lines or one), two open threes; a
+    five is never a foul.  The engine uses it inside searches; the rules board
+    checks every move it plays."""
     fours = 0
     threes = 0
     over = False
@@ -277,6 +304,8 @@ def black_foul(pat: np.ndarray, p: int) -> bool:
             return False
         if t == OVERLINE:
             over = True
+        elif t == FLEX4 and line_double_fours[_window_code(cells, p, dirs[d], BLACK)]:
+            fours += 2
         elif BLOCK4 <= t <= FLEX4:
             fours += 1
         elif t == FLEX3:

@@ -26,6 +26,11 @@ def tables() -> np.ndarray:
     return P.build_tables()
 
 
+@lru_cache(maxsize=1)
+def line_double_fours() -> np.ndarray:
+    return P.build_line_double_fours()
+
+
 @lru_cache(maxsize=8)
 def _zobrist(n: int) -> tuple[list[int], list[int]]:
     rng = random.Random(20261122)
@@ -68,6 +73,7 @@ class Position:
         self._scratch = np.zeros(size, dtype=np.int64)
         self._keys_buf = np.zeros(size, dtype=np.int64)
         self.renju = rule == "renju"
+        self.double_fours = line_double_fours()
 
     @classmethod
     def from_board(cls, board: BaseBoard) -> Position:
@@ -137,7 +143,7 @@ class Position:
 
     def is_foul(self, color: int, p: int) -> bool:
         """Renju only: would this Black stone be a foul (pattern judgement)?"""
-        return self.renju and color == 1 and bool(P.black_foul(self.pat, p))
+        return self.renju and color == 1 and bool(P.black_foul(self.cells, self.pat, self.double_fours, self.dirs, p))
 
     def candidates(self, limit: int = 400) -> list[int]:
         """Empty points within two of a stone, best first (the centre on an empty board)."""
@@ -146,7 +152,7 @@ class Position:
         n = P.ranked_candidates(self.pscore, self.cells, self.near, self.turn - 1, self._scratch, self._keys_buf)
         out = [int(x) for x in self._scratch[: min(n, limit)]]
         if self.renju and self.turn == 1:
-            out = [p for p in out if not P.black_foul(self.pat, p)]
+            out = [p for p in out if not self.is_foul(1, p)]
         return out
 
     def evaluate(self) -> int:

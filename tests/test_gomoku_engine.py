@@ -1,0 +1,223 @@
+"""The Gomoku engine: patterns against the rules board, search, analysis, levels, openings, time."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from tabletop.ai import analyse as analyse_any
+from tabletop.ai import player
+from tabletop.ai.base import Limit
+from tabletop.ai.gomoku import (
+    Position,
+    analyse,
+    choose_swap2_action,
+    choose_swap_action,
+    choose_swap_opening,
+    level_player,
+    turn_seconds,
+)
+from tabletop.ai.gomoku import patterns as P
+from tabletop.ai.gomoku.search import Searcher
+from tabletop.games.core import BLACK
+from tabletop.games.mnk import GomokuBoard, gomoku
+
+
+def random_board(rule: str, stones: int, seed: int, size: int = 15) -> GomokuBoard:
+    """A game of random moves near the centre, stopped early if it ends."""
+    rng = random.Random(seed)
+    board = gomoku(size, rule)
+    c = size // 2
+    for _ in range(stones):
+        moves = [m for m in board.legal_moves if abs(m.col - c) <= 4 and abs(m.row - c) <= 4]
+        if not moves:
+            break
+        m = rng.choice(moves)
+        board.push(m)
+        if board.is_game_over():
+            board.pop()
+            break
+    return board
+
+
+@pytest.mark.parametrize("rule", ["freestyle", "standard", "renju", "caro"])
+def test_incremental_patterns_match_a_fresh_computation(rule: str) -> None:
+    rng = random.Random(7)
+    pos = Position(15, 15, rule)
+    for step in range(80):
+        moves = pos.candidates(6)
+        pos.play(rng.choice(moves))
+        if step % 5 == 4:
+            pos.undo()
+        fresh = Position(15, 15, rule)
+        fresh.cells[:] = pos.cells
+        P.init_board(fresh.cells, fresh.pat, fresh.pscore, fresh.total, fresh.tables, fresh.kinds, fresh.dirs)
+        empty = pos.cells == P.EMPTY
+        assert np.array_equal(fresh.pat[:, empty], pos.pat[:, empty])
+        assert np.array_equal(fresh.total, pos.total)
+
+
+@pytest.mark.parametrize("rule", ["freestyle", "standard", "renju"])
+def test_five_points_agree_with_the_rules_board(rule: str) -> None:
+    for seed in range(6):
+        board = random_board(rule, 40, seed)
+        pos = Position.from_board(board)
+        me = 1 if board.turn is BLACK else 2
+        engine_fives = set(pos.five_points(me))
+        rules_fives = set()
+        for m in board.legal_moves:
+            board.push(m)
+            out = board.outcome()
+            if out is not None and out.winner is not None and out.reason == "line":
+                rules_fives.add(pos.point(m.col, m.row))
+            board.pop()
+        assert engine_fives == rules_fives
+
+
+def test_renju_fouls_by_pattern_include_the_rules_board_fouls_of_simple_kinds() -> None:
+    checked = 0
+    for seed in range(30):
+        board = random_board("renju", 50, seed)
+        pos = Position.from_board(board)
+        for m in board.forbidden_points():
+            kind = board.forbidden(m)
+            if kind in ("overline", "double-four"):
+                assert pos.is_foul(1, pos.point(m.col, m.row)), (seed, str(m), kind)
+                checked += 1
+    assert checked > 0
+
+
+def test_renju_moves_chosen_by_the_engine_are_always_legal() -> None:
+    engine = level_player(5)
+    for seed in range(4):
+        board = random_board("renju", 30 + seed, seed)
+        while board.turn is not BLACK:
+            board.push(random.Random(seed).choice(board.legal_moves))
+        if board.is_game_over():
+            continue
+        before = board.to_text()
+        move = engine.choose(board, Limit(seconds=0.2))
+        assert board.is_legal(move) and board.forbidden(move) is None
+        assert board.to_text() == before
+
+
+def test_analyse_reports_a_forced_win_as_a_sequence() -> None:
+    board = gomoku(15)
+    for mv in ("h8", "a1", "i8", "a3", "j8", "a5"):
+        board.push(mv)
+    result = analyse(board, Limit(seconds=1))
+    assert result.forced_win is not None
+    assert str(result.forced_win[0]) in ("g8", "k8")
+    assert result.best == result.forced_win[0] and result.scores[0].exact
+    replay = board.copy()
+    for m in result.forced_win:
+        replay.push(m)
+    assert replay.outcome() is not None and replay.outcome().winner is BLACK
+
+
+def test_the_engine_blocks_a_four_and_takes_a_five() -> None:
+    board = gomoku(15)
+    for mv in ("h8", "a1", "i8", "a2", "j8", "a3", "k8"):
+        board.push(mv)  # Black threatens g8/l8 (an open four): White must block one
+    move = level_player(6).choose(board, Limit(seconds=0.5))
+    assert str(move) in ("g8", "l8")
+    board.push(move)
+    win = level_player(3).choose(board)
+    board.push(win)
+    assert board.outcome() is not None and board.outcome().winner is BLACK
+
+
+def test_analysis_scores_best_first_with_depth_and_nodes() -> None:
+    board = gomoku(15)
+    for mv in ("h8", "h9", "i9", "g7"):
+        board.push(mv)
+    result = analyse(board, Limit(seconds=0.5))
+    assert result.scores and result.depth >= 2 and result.nodes > 100
+    values = [s.score for s in result.scores]
+    assert values == sorted(values, reverse=True)
+    assert all(board.is_legal(s.move) for s in result.scores)
+    assert result.pv and result.pv[0] == result.best
+    via_registry = analyse_any(board, Limit(seconds=0.2))
+    assert via_registry.best is not None and board.is_legal(via_registry.best)
+
+
+def test_levels_have_names_and_play_legal_moves_without_touching_the_board() -> None:
+    board = random_board("freestyle", 12, 3)
+    text = board.to_text()
+    for n in range(1, 11):
+        p = level_player(n)
+        assert p.name == f"level:{n}"
+        move = p.choose(board, Limit(seconds=0.1))
+        assert board.is_legal(move)
+        assert board.to_text() == text
+    assert player("level:4", game="gomoku").choose(board, Limit(seconds=0.1)) in board.legal_moves
+    with pytest.raises(ValueError):
+        level_player(11)
+
+
+def test_level_one_is_gentle_and_varied() -> None:
+    board = gomoku(15)
+    for mv in ("h8", "h9", "i9"):
+        board.push(mv)
+    moves = {str(level_player(1).choose(board)) for _ in range(12)}
+    assert len(moves) >= 3  # it does not always play the same move
+
+
+def test_a_higher_level_beats_level_one() -> None:
+    wins = 0
+    for game in range(2):
+        board = gomoku(15)
+        strong, weak = level_player(5), level_player(1)
+        strong_black = game == 0
+        while not board.is_game_over():
+            black_to_move = board.turn is BLACK
+            p = strong if black_to_move == strong_black else weak
+            board.push(p.choose(board.copy(), Limit(seconds=0.2)))
+        out = board.outcome()
+        assert out is not None
+        if out.winner is not None and (out.winner is BLACK) == strong_black:
+            wins += 1
+    assert wins == 2
+
+
+def test_turn_seconds_follow_gomocup_limits() -> None:
+    assert turn_seconds(0, None, None) == 0.0  # as fast as possible
+    assert turn_seconds(5000, None, None, default=10) == pytest.approx(3.45)
+    assert turn_seconds(None, 180_000, 2000, stones=10) < 0.2  # little match time left
+    assert turn_seconds(30_000, 0, 2_147_483_647, default=3) == 3
+    assert turn_seconds(None, None, -50) == 0.0
+
+
+def test_transposition_table_stays_within_its_bound() -> None:
+    board = random_board("freestyle", 10, 1)
+    pos = Position.from_board(board)
+    searcher = Searcher(pos, max_nodes=3000, tt_entries=200)
+    searcher.search(max_depth=8)
+    assert len(searcher.tt) <= 200
+    assert pos.stone_count() == 10
+
+
+def test_swap_opening_and_choices() -> None:
+    board = gomoku(15)
+    stones = choose_swap_opening(board, seconds=0.3)
+    assert len(stones) == 3 and len(set(stones)) == 3
+    assert all(abs(m.col - 7) <= 3 and abs(m.row - 7) <= 3 for m in stones)
+    for m in stones:
+        board.push(m)
+    assert choose_swap_action(board, seconds=0.2) in ("black", "white")
+    decision = choose_swap2_action(board, seconds=0.3)
+    assert decision.choice in ("black", "white", "place")
+    if decision.choice == "place":
+        assert len(decision.stones) == 2
+        for m in decision.stones:
+            board.push(m)
+        assert choose_swap2_action(board, seconds=0.2).choice in ("black", "white")
+
+
+def test_swap_choice_takes_the_side_with_an_open_four() -> None:
+    board = gomoku(15)
+    for mv in ("h8", "a1", "i8", "a3", "j8"):
+        board.push(mv)  # Black's open three; White to move but Black stands far better
+    assert choose_swap_action(board, seconds=0.2) == "black"
