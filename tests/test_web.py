@@ -144,7 +144,7 @@ def page(context: BrowserContext, page_errors: PageErrors) -> Page:
 def shot(page: Page, name: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path))
+    page.screenshot(path=str(path), animations="disabled")
     return path
 
 

@@ -626,7 +626,7 @@ function renderStatus() {
     else if (mine(room.turn) && !isLocal()) text += " — your turn";
     else if (!mine(room.turn) && isPlayer() && !isLocal()) text += " — waiting for your opponent";
   }
-  if (room.game === "reversi") {
+  if (room.game === "reversi" && !room.outcome) {
     const n = counts();
     text += ` · ${n.black}–${n.white}`;
   }
@@ -772,7 +772,9 @@ function resultWords(outcome) {
   else title = `${colorName(outcome.winner)} wins`;
   let detail = "";
   if (room.game === "reversi" && Array.isArray(outcome.score) && outcome.reason === "discs") {
-    detail = `${outcome.score[0]}–${outcome.score[1]}`;
+    // the winner's count first, as players say it
+    const [black, white] = outcome.score;
+    detail = outcome.winner === "white" ? `${white}–${black}` : `${black}–${white}`;
     title += ` ${detail}`;
   } else if (outcome.reason === "line") {
     detail = room.game === "tictactoe" ? "three in a row" : "five in a row";

@@ -196,7 +196,22 @@ export function drawBoard(view) {
       }, g);
     }
   }
+  drawWinningStroke(svg, game, h, winning);
   return svg;
+}
+
+/** A stroke through the winning line, on top of the stones, so the five stand out at a glance. */
+function drawWinningStroke(svg, game, height, winning) {
+  const at = [...winning].map((name) => squareAt(game, height, name)).filter(Boolean);
+  if (at.length < 2) return;
+  at.sort((a, b) => a.col - b.col || a.row - b.row);
+  const centre = (p) => [MARGIN + CELL * p.col + CELL / 2, MARGIN + CELL * p.row + CELL / 2];
+  const [x1, y1] = centre(at[0]);
+  const [x2, y2] = centre(at[at.length - 1]);
+  el("path", {
+    d: `M${x1} ${y1}L${x2} ${y2}`, stroke: "#d62828", "stroke-width": 6, "stroke-linecap": "round",
+    opacity: 0.75, class: "win-stroke", "aria-hidden": "true", "pointer-events": "none",
+  }, svg);
 }
 
 export function formatScore(score) {
