@@ -47,6 +47,7 @@ class Stats:
         self.sent: dict[tuple[str, int], float] = {}
         self.measuring = False
         self.messages: list[str] = []
+        self.sockets: set[Any] = set()
 
 
 async def _player(
@@ -58,20 +59,31 @@ async def _player(
     stats: Stats,
     stop: asyncio.Event,
 ) -> None:
+    from websockets.exceptions import ConnectionClosed
+
+    try:
+        await _play(base, room, token, me, think, stats, stop)
+    except ConnectionClosed:
+        if not stop.is_set():
+            raise  # a drop in the middle of the run is an error; at the end it is the runner closing
+
+
+async def _play(
+    base: str, room: str, token: str, me: str, think: float, stats: Stats, stop: asyncio.Event
+) -> None:
     from websockets.asyncio.client import connect
 
     ws_base = base.replace("http://", "ws://")
     rng = random.Random()
     while not stop.is_set():
         async with connect(f"{ws_base}/api/rooms/{room}/ws", max_queue=None, compression=None) as ws:
+            stats.sockets.add(ws)  # closed by the runner at the end, which ends the loop below
             await ws.send(json.dumps({"type": "hello", "token": token}))
             seq = 0
             next_room: str | None = None
-            while not stop.is_set():
-                try:
-                    raw = await asyncio.wait_for(ws.recv(), timeout=1.0)
-                except TimeoutError:
-                    continue
+            async for raw in ws:
+                if stop.is_set():
+                    break
                 now = time.perf_counter()
                 frame = json.loads(raw)
                 kind = frame.get("type")
@@ -108,6 +120,7 @@ async def _player(
                     ply = frame_ply(frame)
                     stats.sent[(room, ply + 1)] = time.perf_counter()
                     await ws.send(json.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}))
+            stats.sockets.discard(ws)
             if next_room is None:
                 return
             room = next_room
@@ -161,6 +174,7 @@ async def _run(base: str, games: int, duration: float, think: float, pid: int | 
     elapsed = time.perf_counter() - started
     server_cpu = _cpu_seconds(pid) - cpu_before
     stop.set()
+    await asyncio.gather(*(ws.close() for ws in list(stats.sockets)), return_exceptions=True)
     results = await asyncio.gather(*tasks, memory, return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
     lat = sorted(stats.latencies)
