@@ -221,3 +221,16 @@ def test_swap_choice_takes_the_side_with_an_open_four() -> None:
     for mv in ("h8", "a1", "i8", "a3", "j8"):
         board.push(mv)  # Black's open three; White to move but Black stands far better
     assert choose_swap_action(board, seconds=0.2) == "black"
+
+
+def test_engine_bench_reports_speed_vcf_times_and_memory(capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+    import json
+
+    from tabletop.bench.gomoku_engine import run_engine_bench
+
+    assert run_engine_bench(argparse.Namespace(seconds=0.1, seed=1, json=True)) == 0
+    figures = json.loads(capsys.readouterr().out)["engine"]
+    assert figures["search_nodes_per_s"] > 0 and figures["threat_nodes_per_s"] > 0
+    assert figures["vcf"]["seven-four chain 20x20"]["fours"] >= 7
+    assert 0 < figures["peak_rss_mb"] < 300

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tabletop.ai.base import Analysis, Limit, MoveScore
 from tabletop.ai.gomoku import patterns as P
@@ -123,9 +123,10 @@ class GomokuEngine:
         self.last: Analysis | None = None
 
     def _seconds(self, limit: Limit | None) -> float:
+        # a level's own time is its ceiling: a generous clock does not make level 4 think longer
         s = self.settings.seconds
         if limit is not None and limit.seconds is not None:
-            s = min(s, limit.seconds) if self.settings.greedy_only else limit.seconds
+            s = min(s, limit.seconds)
         return s
 
     def choose(self, board: BaseBoard, limit: Limit | None = None) -> Move:
@@ -215,7 +216,10 @@ def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
     """Full-strength analysis of ``board`` (default 3 seconds)."""
     if limit is None:
         limit = Limit(seconds=3.0)
-    return GomokuEngine(LEVELS[10], name="analysis").analyse(board, limit)
+    settings = LEVELS[10]
+    if limit.seconds is not None:
+        settings = replace(settings, seconds=limit.seconds)
+    return GomokuEngine(settings, name="analysis").analyse(board, limit)
 
 
 def pattern_name(level: int) -> str:
