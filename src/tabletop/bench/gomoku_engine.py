@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _middle_games(count: int, seed: int) -> list[GomokuBoard]:
     rng = random.Random(seed)
-    boards = []
+    boards: list[GomokuBoard] = []
     while len(boards) < count:
         b = gomoku(15)
         for _ in range(rng.randrange(8, 20)):
