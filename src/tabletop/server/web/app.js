@@ -317,6 +317,7 @@ function onFrame(frame) {
       onEvent(frame.event || {}, frame.version);
       break;
     case "ack":
+      game.conn.acked(frame);
       break;
     case "hint":
       showHint(frame.analysis || {});
@@ -340,6 +341,11 @@ function onFrame(frame) {
 }
 
 function onError(frame) {
+  if (frame.code === "unknown_room") {
+    game.conn.close(); // reconnecting cannot bring back a room the server does not know
+    say("There is no such game.", 0);
+    return;
+  }
   if (frame.code === "bad_token") {
     say("This browser's seat is no longer valid; you are watching.", 0);
     return;

@@ -84,6 +84,7 @@ export class RoomConnection {
     this.closed = false;
     this.queue = [];
     this.timer = null;
+    this.lastMove = null;
   }
 
   open() {
@@ -137,10 +138,28 @@ export class RoomConnection {
 
   /** Send a move with the next seq of this browser (kept across reloads). */
   move(text) {
-    this.seat.seq = (this.seat.seq || 0) + 1;
+    // another tab holding the same seat may have used numbers since this page loaded
+    const stored = loadSeat(this.roomId).seq || 0;
+    this.seat.seq = Math.max(this.seat.seq || 0, stored) + 1;
     saveSeat(this.roomId, this.seat);
+    this.lastMove = { seq: this.seat.seq, text, retried: false };
     this.send({ type: "move", move: text, seq: this.seat.seq });
     return this.seat.seq;
+  }
+
+  /**
+   * An ack marked duplicate for the move just sent means the server had seen that
+   * number from an earlier page of this seat: send the move once more, numbered
+   * past anything used before.
+   */
+  acked(frame) {
+    const last = this.lastMove;
+    if (!frame.duplicate || !last || frame.seq !== last.seq || last.retried) return;
+    last.retried = true;
+    this.seat.seq = last.seq + 1000;
+    saveSeat(this.roomId, this.seat);
+    last.seq = this.seat.seq;
+    this.send({ type: "move", move: last.text, seq: last.seq });
   }
 
   /** Drop the socket as a network failure would (used to test reconnection). */
