@@ -109,6 +109,9 @@ class Socket:
             if test(frame):
                 return frame
 
+    def ack(self, seq: int) -> Frame:
+        return self.until(lambda f: f.get("type") == "ack" and f.get("seq") == seq)
+
     def error(self, code: str) -> Frame:
         return self.until(lambda f: f.get("type") == "error" and f.get("code") == code)
 
@@ -342,7 +345,7 @@ def test_hot_seat_client_plays_both_sides_and_undoes(server: Server) -> None:
         sock.hello(data["tokens"]["black"], data["tokens"]["white"])
         for i, move in enumerate(["b2", "a1"], start=1):
             sock.send({"type": "move", "move": move, "seq": i})
-            sock.until(lambda f, i=i: f["type"] == "ack" and f["seq"] == i)
+            sock.ack(i)
         sock.send({"type": "undo"})
         sock.event("move_undone")
         assert state(server, data["room"])["moves"] == ["b2"]
@@ -443,7 +446,7 @@ def test_renju_state_names_blacks_forbidden_points(server: Server) -> None:
         # g8 h8 across and i9 i10 down: i8 would make two open threes (double-three)
         for i, move in enumerate(["g8", "a1", "h8", "a3", "i9", "a5", "i10"], start=1):
             sock.send({"type": "move", "move": move, "seq": i})
-            sock.until(lambda f, i=i: f["type"] == "ack" and f.get("seq") == i)
+            sock.ack(i)
         assert state(server, data["room"])["forbidden"] == []  # White to move: nothing is forbidden
         sock.send({"type": "move", "move": "a7", "seq": 8})
         sock.until(lambda f: f["type"] == "event" and f["event"].get("move") == "a7")
@@ -463,7 +466,7 @@ def test_records_analysis_evaluation_and_hints(server: Server) -> None:
         sock.hello(*data["tokens"].values())
         for i, move in enumerate(["h8", "h9", "i8"], start=1):
             sock.send({"type": "move", "move": move, "seq": i})
-            sock.until(lambda f, i=i: f["type"] == "ack" and f["seq"] == i)
+            sock.ack(i)
         sock.send({"type": "hint"})
         hint = sock.until(lambda f: f["type"] == "hint", timeout=30)
         assert "scores" in hint["analysis"]

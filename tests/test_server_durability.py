@@ -30,7 +30,7 @@ def test_kill_9_keeps_every_acknowledged_move_clocks_and_computer_seats(tmp_path
         acknowledged: list[str] = []
         for i, (sock, move) in enumerate(zip([a, b] * 3, ["h8", "h9", "i8", "i9", "j8", "j9"], strict=True)):
             sock.send({"type": "move", "move": move, "seq": i + 1})
-            sock.until(lambda f, i=i: f["type"] == "ack" and f["seq"] == i + 1)
+            sock.ack(i + 1)
             acknowledged.append(move)
         time.sleep(0.3)
         clocks_before = state(first, room)["clocks"]

@@ -175,5 +175,7 @@ def test_load_benchmark_plays_games_and_reports_latency_memory_and_errors() -> N
     lat = result["latency_ms"]
     assert 0 < lat["p50"] <= lat["p95"] <= lat["p99"] <= lat["max"]
     assert result["server_peak_mb"] > 10 and result["flood_limit"] == "off"
-    bad = subprocess.run([tabletop, "bench", "server", "--games", "0"], capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [tabletop, "bench", "server", "--games", "0"], capture_output=True, text=True, timeout=60
+    )
     assert bad.returncode == 2 and "--games" in bad.stderr and "Traceback" not in bad.stderr
