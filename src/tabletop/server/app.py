@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
         bus = await make_bus(settings.redis)
         pool = Pool(settings.workers)
-        hub = RoomHub(store, bus, pool, replay_limit=settings.replay_limit)
+        hub = RoomHub(store, bus, pool, replay_limit=settings.replay_limit, shared=settings.redis is not None)
         state["hub"] = hub
         state["evaluations"] = {}
         await hub.resume()

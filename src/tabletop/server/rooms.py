@@ -29,7 +29,7 @@ from tabletop.games import new_board
 from tabletop.games.core import BLACK, WHITE, Color
 from tabletop.match import ClockSettings, Event, Match, MatchError
 from tabletop.server.bus import Bus
-from tabletop.server.store import ActionRecord, RoomRecord, SeatRecord, Store, StoredRoom
+from tabletop.server.store import ActionRecord, RoomRecord, SeatRecord, Store, StoreConflict, StoredRoom
 from tabletop.server.workers import Pool, analyse_job, choose_job
 
 __all__ = ["Client", "Room", "RoomError", "RoomHub", "hash_secret", "new_secret"]
@@ -113,6 +113,7 @@ class Room:
         self.flag_timer: asyncio.TimerHandle | None = None
         self.rematch_from: Color | None = None
         self.closed = False
+        self.reloading = False
 
     @property
     def id(self) -> str:
@@ -147,6 +148,27 @@ class Room:
         clock = self.match.clock
         if clock is not None and clock.running is not None:
             clock.since = self.time()  # resume from the stored times; the downtime is nobody's
+
+    def follow(self, payload: str) -> None:
+        """Bus handler (several server processes): an event newer than this room's
+        version was made by another process, so reload what it committed."""
+        prefix = '{"type":"event","version":'
+        if payload.startswith('{"type":"event","event":{"kind":"seat_joined"'):
+            newer = True  # a seat taken through another process
+        elif payload.startswith(prefix):
+            newer = int(payload[len(prefix) : payload.index(",", len(prefix))]) > self.match.version
+        else:
+            return
+        if newer and not self.reloading:
+            self.reloading = True
+            self.hub.spawn(self._catch_up())
+
+    async def _catch_up(self) -> None:
+        try:
+            async with self.lock:
+                await self.hub.reload(self)
+        finally:
+            self.reloading = False
 
     # -- views ------------------------------------------------------------------------------------
     def watchers(self) -> int:
@@ -302,6 +324,10 @@ class Room:
             )
             try:
                 await self.hub.store.append(self.id, [action], seq=stored_seq, over=m.is_over())
+            except StoreConflict:
+                # another server process stored this action number first: take its version
+                await self.hub.reload(self)
+                raise RoomError("stale_room", "the game changed on another server; try again", 409) from None
             except Exception:
                 log.exception("room %s: could not store action %d; reloading the room", self.id, action.n)
                 await self.hub.reload(self)
@@ -468,9 +494,12 @@ def _apply(m: Match, kind: str, color_label: str | None, arg: Any) -> None:
 class RoomHub:
     """All rooms of this process: create, join, find (loading from the store), resume."""
 
-    def __init__(self, store: Store, bus: Bus, pool: Pool, *, replay_limit: int = 500) -> None:
+    def __init__(
+        self, store: Store, bus: Bus, pool: Pool, *, replay_limit: int = 500, shared: bool = False
+    ) -> None:
         self.store = store
         self.bus = bus
+        self.shared = shared  # other server processes change rooms too (shared database and bus)
         self.pool = pool
         self.settings_replay_limit = replay_limit
         self.rooms: dict[str, Room] = {}
@@ -505,6 +534,8 @@ class RoomHub:
                     return None
                 room = self._build(stored)
                 self.rooms[room_id] = room
+                if self.shared:
+                    self.bus.subscribe(room_id, room.follow)
                 room.after_change()
         self._loading.pop(room_id, None)
         return room
@@ -515,19 +546,16 @@ class RoomHub:
         return room
 
     async def reload(self, room: Room) -> None:
-        """After a failed write: rebuild the room from what is committed."""
+        """Rebuild the room from what is committed (after a failed write, or when
+        another server process changed it); sockets and timers stay."""
         stored = await self.store.load(room.id)
         if stored is None:
             return
         fresh = self._build(stored)
-        room.match, room.extra, room.actions, room.seats = (
-            fresh.match,
-            fresh.extra,
-            fresh.actions,
-            fresh.seats,
-        )
-        room.match._listeners.clear()
-        room.match.subscribe(room._annotate)
+        # the fresh Match keeps its own clock source and annotation listener
+        room.match, room.time, room.extra = fresh.match, fresh.time, fresh.extra
+        room.actions, room.seats, room.record = fresh.actions, fresh.seats, fresh.record
+        room.after_change()
 
     async def create(
         self,
@@ -584,6 +612,8 @@ class RoomHub:
         await self.store.create_room(record, list(seats.values()), [start])
         room.actions = 1
         self.rooms[record.id] = room
+        if self.shared:
+            self.bus.subscribe(record.id, room.follow)
         room.after_change()
         return room
 
