@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from tabletop.cli import main
 from tabletop.games import reversi
+from tabletop.games.core import BLACK
 
 DATA = Path(__file__).parent / "data" / "othello" / "perft.md"
 
@@ -104,3 +106,26 @@ def test_fast_engine_counts_the_same_or_fails_in_one_line(capsys: pytest.Capture
         assert captured.out.strip().splitlines()[-1] == "8200"
     else:
         assert code == 2 and "--engine fast is not available" in captured.err
+
+
+def test_packed_leaf_count_handles_passes_and_finished_games() -> None:
+    # 4x4 games are short and pass often: every depth must agree
+    black, white = reversi.Board(size=4).bitboards()
+    for depth in range(1, 11):
+        assert reversi.perft_bitboards(black, white, depth, 4) == reversi.perft_reference(black, white, depth, 4)
+
+
+@pytest.mark.parametrize("size", [6, 8, 16])
+def test_perft_agrees_with_the_readable_version_near_the_end_of_random_games(size: int) -> None:
+    rng = random.Random(size)
+    for _ in range(12):
+        board = reversi.Board(size=size)
+        target = size * size - rng.randint(4, 9)  # a few empties left: passes and finished games
+        while not board.is_game_over() and sum(board.discs()) < target:
+            board.push(rng.choice(board.legal_moves))
+        black, white = board.bitboards()
+        player, opponent = (black, white) if board.turn is BLACK else (white, black)
+        for depth in range(1, 5):
+            assert reversi.perft_bitboards(player, opponent, depth, size) == reversi.perft_reference(
+                player, opponent, depth, size
+            )

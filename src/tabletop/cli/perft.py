@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tabletop.cli import CliError
@@ -44,11 +45,20 @@ def run(args: argparse.Namespace) -> int:
 
     board = reversi.Board(position=args.position, size=args.size)
     print(f"perft reversi {args.size}x{args.size} depth {args.depth} engine {args.engine}", flush=True)
+    count = _fast_counter(board) if args.engine == "fast" else reversi.perft
     start = time.perf_counter()
-    if args.engine == "fast":
-        leaves = _fast_perft(board, args.depth)
+    if args.depth == 1 or board.is_game_over():
+        leaves = count(board, args.depth)
     else:
-        leaves = reversi.perft(board, args.depth)
+        # one line per root move as it finishes: progress on long runs, and a
+        # "divide" to find where two implementations part ways
+        leaves = 0
+        for move in board.legal_moves:
+            board.push(move)
+            below = count(board, args.depth - 1)
+            board.pop()
+            leaves += below
+            print(f"  {move}: {below}", flush=True)
     seconds = time.perf_counter() - start
     rate = leaves / seconds if seconds > 0 else float("inf")
     print(f"time {seconds:.3f} s, {rate:,.0f} leaves/s")
@@ -56,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fast_perft(board: Any, depth: int) -> int:
+def _fast_counter(board: Any) -> Callable[[Any, int], int]:
     if board.size != 8:
         raise CliError("--engine fast counts only 8x8 boards (use --engine python for other sizes)")
     try:
@@ -64,8 +74,12 @@ def _fast_perft(board: Any, depth: int) -> int:
         count = kernel.perft
     except (ImportError, AttributeError) as exc:
         raise CliError(f"--engine fast is not available: the engine kernel does not import ({exc})") from None
-    if board.is_game_over():
-        return 1
-    black, white = board.bitboards()
-    player, opponent = (black, white) if board.turn == 0 else (white, black)
-    return int(count(player, opponent, depth))
+
+    def fast(position: Any, depth: int) -> int:
+        if depth < 1 or position.is_game_over():
+            return 1
+        black, white = position.bitboards()
+        player, opponent = (black, white) if position.turn == 0 else (white, black)
+        return int(count(player, opponent, depth))
+
+    return fast

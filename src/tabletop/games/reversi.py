@@ -29,6 +29,7 @@ free of I/O, of engines and of any dependency beyond the standard library.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from tabletop.games.core import (
     BLACK,
@@ -98,9 +99,13 @@ class Geometry:
 # shift-and-mask algorithm, nothing else.
 
 
-def _movegen_lines(geo: Geometry, player: str, opponent: str, indent: str) -> list[str]:
+def _movegen_lines(
+    geo: Geometry, player: str, opponent: str, indent: str, full: str | None = None, inner: str | None = None
+) -> list[str]:
+    """Source lines that leave in ``M`` the placements of ``player``.  ``full``
+    and ``inner`` name other masks than the board's (for packed boards)."""
     n = geo.size
-    lines = [f"{indent}H = {opponent} & {geo.inner}", f"{indent}M = 0"]
+    lines = [f"{indent}H = {opponent} & {inner or geo.inner}", f"{indent}M = 0"]
     for s, o in ((1, "H"), (n, opponent), (n + 1, "H"), (n - 1, "H")):
         # o & (o >> s) == (o & (o << s)) >> s: the "pair" mask serves both directions
         lines.append(f"{indent}q = {o} & ({o} << {s})")
@@ -111,7 +116,7 @@ def _movegen_lines(geo: Geometry, player: str, opponent: str, indent: str) -> li
             for _ in range(geo.steps):
                 lines.append(f"{indent}t |= {pair} & (t {shift} {2 * s})")
             lines.append(f"{indent}M |= t {shift} {s}")
-    lines.append(f"{indent}M &= {geo.full} ^ ({player} | {opponent})")
+    lines.append(f"{indent}M &= {full or geo.full} ^ ({player} | {opponent})")
     return lines
 
 
@@ -134,6 +139,14 @@ def _flipgen_lines(geo: Geometry, player: str, opponent: str, square: str, inden
 
 
 def _compile(geo: Geometry) -> dict[str, Callable[..., int]]:
+    cells = geo.size * geo.size
+    slot = cells + 2 * geo.size + 4
+    # masks for k packed boards, k = 0 .. the most moves a position can have
+    fulls, inners, lows = [0], [0], [0]
+    for k in range(cells - 4):
+        fulls.append(fulls[-1] | (geo.full << (k * slot)))
+        inners.append(inners[-1] | (geo.inner << (k * slot)))
+        lows.append(lows[-1] | (1 << (k * slot)))
     src = ["def moves_mask(P, O):", *_movegen_lines(geo, "P", "O", "    "), "    return M"]
     src += ["def flips_mask(P, O, x):", *_flipgen_lines(geo, "P", "O", "x", "    ")]
     src.append("    return F")
@@ -150,15 +163,25 @@ def _compile(geo: Geometry) -> dict[str, Callable[..., int]]:
         "        return m.bit_count()",
         "    n = 0",
         "    if d == 2:",
+        # The children of a leaf parent are only counted, so they are packed
+        # side by side into one int, a lane of SLOT bits each, and their moves
+        # found by ONE run of the shift-and-mask code over all lanes.  The gap
+        # above each board (2 * size + 4 bits) swallows what a shift pushes out
+        # of a lane, and the masks are zero there, so lanes never mix.
+        "        A = B = 0",
+        "        k = 0",
         "        while m:",
         "            b = m & -m",
         "            m ^= b",
-        *_flipgen_lines(geo, "P", "O", "b", "            "),  # inlined: one call less per leaf parent
-        "            A = O ^ F",
-        "            B = P | F | b",
-        *_movegen_lines(geo, "A", "B", "            "),
-        "            n += M.bit_count() if M else 1",  # a pass or a finished game: one leaf
-        "        return n",
+        *_flipgen_lines(geo, "P", "O", "b", "            "),
+        f"            A |= (O ^ F) << (k * {slot})",
+        f"            B |= (P | F | b) << (k * {slot})",
+        "            k += 1",
+        *_movegen_lines(geo, "A", "B", "        ", full="FULLS[k]", inner="INNERS[k]"),
+        # A child with no placement (a pass or a finished game) is one leaf:
+        # adding 2**(size*size) - 1 to every lane carries into the lane's next
+        # bit exactly when the lane is not zero, which counts the zero lanes.
+        f"        return M.bit_count() + k - (((M + FULLS[k]) >> {cells}) & LOWS[k]).bit_count()",
         "    while m:",
         "        b = m & -m",
         "        m ^= b",
@@ -166,9 +189,9 @@ def _compile(geo: Geometry) -> dict[str, Callable[..., int]]:
         "        n += perft(O ^ f, P | f | b, d - 1)",
         "    return n",
     ]
-    namespace: dict[str, Callable[..., int]] = {}
+    namespace: dict[str, Any] = {"FULLS": fulls, "INNERS": inners, "LOWS": lows}
     exec("\n".join(src), namespace)  # noqa: S102 - our own generated source, no outside input
-    return namespace
+    return {name: namespace[name] for name in ("moves_mask", "flips_mask", "perft")}
 
 
 _GEOMETRIES: dict[int, Geometry] = {}
