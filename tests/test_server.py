@@ -436,6 +436,35 @@ def test_clock_flag_fall_ends_the_game_for_time(server: Server) -> None:
         sock.close()
 
 
+def test_a_computers_thinking_time_is_charged_to_its_own_clock(server: Server) -> None:
+    data = server.http.post(
+        "/api/rooms",
+        json={
+            "game": "gomoku",
+            "mode": "local",
+            "seats": {"white": "minimax:0.4"},
+            "clock": {"initial": 60, "increment": 0},
+        },
+    ).json()
+    sock = server.ws(data["room"])
+    try:
+        sock.hello(data["tokens"]["black"])
+        sock.send({"type": "move", "move": "h8", "seq": 1})
+        sock.until(
+            lambda f: (
+                f["type"] == "event"
+                and f["event"].get("kind") == "move_played"
+                and f["event"]["color"] == "white"
+            ),
+            timeout=30,
+        )
+        clocks = sock.event("turn_changed")["event"]["clocks"]
+        assert clocks["white"] <= 60 - 0.35  # the engine's search time
+        assert clocks["black"] > 60 - 0.35  # Black's clock stood still meanwhile
+    finally:
+        sock.close()
+
+
 def test_renju_state_names_blacks_forbidden_points(server: Server) -> None:
     data = server.http.post(
         "/api/rooms", json={"game": "gomoku", "mode": "local", "options": {"rule": "renju"}}
