@@ -46,6 +46,8 @@ __all__ = ["create_app"]
 
 WEB = Path(__file__).with_name("web")
 EXTERNAL_ENGINES = ("gomocup:", "nboard:")
+MAX_QUEUED = 5000
+OVERFLOW = "<overflow>"  # the marker object itself is compared, never sent
 
 
 def _error(code: str, message: str, status: int) -> JSONResponse:
@@ -216,8 +218,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
             await websocket.close(code=4404)
             return
-        outbox: asyncio.Queue[str] = asyncio.Queue()
-        client = Client(outbox.put_nowait)
+        # a client that stops reading must not grow the server's memory without end:
+        # past MAX_QUEUED frames it is cut off and comes back with "since"
+        outbox: asyncio.Queue[str] = asyncio.Queue(MAX_QUEUED + 1)
+
+        def send(payload: str) -> None:
+            if outbox.qsize() < MAX_QUEUED:
+                outbox.put_nowait(payload)
+            elif outbox.qsize() == MAX_QUEUED:
+                outbox.put_nowait(OVERFLOW)
+
+        client = Client(send)
         sender = asyncio.get_running_loop().create_task(_pump(websocket, outbox))
         recent: deque[float] = deque()
         try:
@@ -342,6 +353,9 @@ async def _pump(websocket: WebSocket, outbox: asyncio.Queue[str]) -> None:
         while True:
             payload = await outbox.get()
             if websocket.application_state != WebSocketState.CONNECTED:
+                return
+            if payload is OVERFLOW:
+                await websocket.close(code=1013, reason="too many unread frames; reconnect with since")
                 return
             await websocket.send_text(payload)
     except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
