@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tabletop.games.core import BLACK, PASS, WHITE, BaseBoard, Color, IllegalMoveError, Move, Outcome
+from tabletop.games.openings import OpeningError, OpeningPhase
 
 if TYPE_CHECKING:
     from tabletop.ai.base import Limit, Player
@@ -153,8 +154,15 @@ class Match:
         local: bool = True,
         auto_pass: bool = True,
         now: Callable[[], float] = time.monotonic,
+        opening: str | None = None,
     ) -> None:
         self.board = board
+        # an opening rule (swap, swap2): one seat places the first stones, then a seat picks a colour
+        self.opening: OpeningPhase | None = None
+        if opening:
+            if board.game != "gomoku":
+                raise ValueError(f"opening rules are for gomoku, not {board.game}")
+            self.opening = OpeningPhase(opening)
         given = seats or {}
         self.seats: dict[Color, Seat] = {c: Seat(given.get(c, "human")) for c in (BLACK, WHITE)}
         self.clock = Clock(clock, now) if clock is not None else None
@@ -200,14 +208,31 @@ class Match:
     def is_over(self) -> bool:
         return self.outcome() is not None
 
+    @property
+    def actor(self) -> Color | None:
+        """The seat that must act now: the side to move, or during an opening
+        the seat placing the opening stones or making the choice."""
+        if self.is_over():
+            return None
+        if self.opening is not None and not self.opening.done:
+            return self.opening.actor
+        return self.board.turn
+
     def computer_to_move(self) -> bool:
-        return not self.is_over() and not self.seats[self.board.turn].is_human
+        actor = self.actor
+        return actor is not None and not self.seats[actor].is_human
 
     def _turn_data(self) -> dict[str, Any]:
         t = self.turn
         data: dict[str, Any] = {"turn": None if t is None else t.label}
         if t is not None:
             data["legal"] = [str(m) for m in self.board.legal_moves]
+        if self.opening is not None:
+            actor = self.actor
+            data["actor"] = None if actor is None else actor.label
+            data["opening"] = self.opening.to_dict()
+            if self.opening.stage == "choose":
+                data["legal"] = []  # nobody places a stone until the choice is made
         if self.clock is not None:
             data["clocks"] = self.clock.snapshot()
         return data
@@ -223,7 +248,10 @@ class Match:
             variant=self.board.variant(),
             position=self.board.to_text(),
             seats={c.label: s.kind for c, s in self.seats.items()},
+            **({} if self.opening is None else {"opening": self.opening.rule}),
         )
+        if self.opening is not None:
+            self._emit("opening_started", rule=self.opening.rule, color=self.opening.actor.label, stones=self.opening.stones_left)
         if self.clock is not None and not self.is_over():
             self.clock.start(self.board.turn)
         self._after_move()
@@ -240,7 +268,12 @@ class Match:
         """``color`` plays ``move``.  Raises :class:`MatchError` (``not_your_turn``,
         ``game_over``, ``illegal_move``) and changes nothing when refused."""
         self._require_live()
-        if color is not self.board.turn:
+        if self.opening is not None and not self.opening.done:
+            try:  # the placing seat puts down stones of both colours
+                self.opening.check_stone(color)
+            except OpeningError as exc:
+                raise MatchError(exc.code, str(exc)) from None
+        elif color is not self.board.turn:
             raise MatchError("not_your_turn", f"it is {self.board.turn.label}'s turn, not {color.label}'s")
         try:
             m = self.board.parse_move(move) if isinstance(move, str) else move
@@ -249,6 +282,8 @@ class Match:
         except (IllegalMoveError, ValueError) as exc:
             raise MatchError("illegal_move", str(exc)) from None
         m = self.board.peek() or m
+        if self.opening is not None and not self.opening.done:
+            self.opening.stone_placed()
         self._redo.clear()
         self.takeback_from = None
         self.draw_from = None
@@ -267,8 +302,57 @@ class Match:
     def _moved(self, color: Color, move: Move, flips: list[str]) -> None:
         if self.clock is not None:
             self.clock.switch(color)
+            self._clock_to_actor()
         self._emit("move_played", color=color.label, move=str(move), ply=len(self.board.move_stack), flips=flips)
+        if self.opening is not None and self.opening.stage == "choose" and not self.is_over():
+            chooser = self.opening.actor
+            self._emit("opening_choice_required", color=chooser.label, options=list(self.opening.options), rule=self.opening.rule)
+            if not self.seats[chooser].is_human:
+                self.choose(chooser, self.opening.computer_choice())
+                return
         self._after_move()
+
+    def _clock_to_actor(self) -> None:
+        """During an opening the seat that acts next may be the one that just moved."""
+        if self.clock is None or self.opening is None:
+            return
+        actor = self.actor
+        if actor is not None and self.clock.running is not actor:
+            self.clock.stop()
+            self.clock.start(actor)
+
+    # -- opening rules ---------------------------------------------------------------------------
+    def choose(self, color: Color, choice: str) -> None:
+        """``color``'s seat answers the opening's question: ``"black"`` or
+        ``"white"``, or in swap2 ``"place"`` (two more stones).  Taking the
+        other seat's colour swaps the seats (and their clocks).  Raises
+        :class:`MatchError` (``no_choice_pending``, ``not_your_choice``,
+        ``bad_choice``) and changes nothing when refused."""
+        self._require_live()
+        phase = self.opening
+        if phase is None or phase.stage != "choose":
+            raise MatchError("no_choice_pending", "there is no opening choice to make now")
+        if color is not phase.actor:
+            raise MatchError("not_your_choice", f"{phase.actor.label} makes this choice, not {color.label}")
+        try:
+            swapped = phase.choose(choice)
+        except OpeningError as exc:
+            raise MatchError(exc.code, str(exc)) from None
+        picked = phase.choices[-1][1]
+        if self.clock is not None:
+            self.clock.stop()
+        if not phase.done:
+            self._emit("opening_choice_made", color=color.label, choice=picked)
+        else:
+            if swapped:
+                self.seats = {BLACK: self.seats[WHITE], WHITE: self.seats[BLACK]}
+                if self.clock is not None:
+                    self.clock.remaining.reverse()  # each seat keeps its own time
+            seats = {c.label: s.kind for c, s in self.seats.items()}
+            self._emit("colors_chosen", color=color.label, choice=picked, swapped=swapped, seats=seats)
+        if self.clock is not None and self.actor is not None:
+            self.clock.start(self.actor)
+        self._emit("turn_changed", **self._turn_data(), passing=False)
 
     def _after_move(self) -> None:
         """Emit ``turn_changed`` (and forced passes), or ``game_ended``."""
@@ -298,7 +382,8 @@ class Match:
     def think(self, limit: Limit | None = None) -> Move:
         """Let the computer seat to move choose and play (synchronously)."""
         self._require_live()
-        color = self.board.turn
+        actor = self.actor  # during an opening, the placing seat
+        color = self.board.turn if actor is None else actor
         mv = self.player_for(color).choose(self.board.copy(), limit)
         return self.play(color, mv)
 
@@ -331,7 +416,16 @@ class Match:
             raise MatchError("nothing_to_undo", "there is no move to undo")
         if not any(s.is_human for s in self.seats.values()):
             raise MatchError("not_allowed", "no human seat to undo for")
-        return self._take_back(self._plies_to_undo(), keep_redo=True)
+        plies = self._plies_to_undo()
+        self._guard_opening(plies)
+        return self._take_back(plies, keep_redo=True)
+
+    def _guard_opening(self, plies: int) -> None:
+        """Refuse to take back into an opening: its stones and choices stand."""
+        if self.opening is None:
+            return
+        if not self.opening.done or len(self.board.move_stack) - plies < self.opening.stones_placed:
+            raise MatchError("not_allowed", "the opening stones and the colour choice cannot be taken back")
 
     def _take_back(self, plies: int, keep_redo: bool) -> list[Move]:
         undone: list[Move] = []
@@ -380,6 +474,9 @@ class Match:
         stack = self.board.move_stack
         if not any(self._mover_of(i) is color and not stack[i].is_pass for i in range(len(stack))):
             raise MatchError("nothing_to_undo", f"{color.label} has no move to take back")
+        if self.opening is not None:  # the answer takes back to color's last move: not into the opening
+            last = max(i for i in range(len(stack)) if self._mover_of(i) is color and not stack[i].is_pass)
+            self._guard_opening(len(stack) - last)
         self.takeback_from = color
         self._emit("takeback_requested", color=color.label)
 
@@ -449,7 +546,8 @@ class Match:
         swapped = {BLACK: self.seats[WHITE].kind, WHITE: self.seats[BLACK].kind}
         settings = self.clock.settings if self.clock is not None else None
         now = self.clock.now if self.clock is not None else time.monotonic
-        return Match(board, swapped, clock=settings, local=self.local, auto_pass=self.auto_pass, now=now)
+        opening = None if self.opening is None else self.opening.rule
+        return Match(board, swapped, clock=settings, local=self.local, auto_pass=self.auto_pass, now=now, opening=opening)
 
     def state(self) -> dict[str, Any]:
         """A JSON-ready snapshot (the server's room state builds on it)."""
@@ -467,4 +565,6 @@ class Match:
             "clocks": None if self.clock is None else self.clock.snapshot(),
             "takeback_from": None if self.takeback_from is None else self.takeback_from.label,
             "draw_from": None if self.draw_from is None else self.draw_from.label,
+            "opening": None if self.opening is None else self.opening.to_dict(),
+            "actor": None if self.actor is None else self.actor.label,
         }
