@@ -504,10 +504,13 @@ def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool
 
 
 SMALL_EMPTIES = 6
+EVAL_ORDER_EMPTIES = 12
+EVAL_ORDER_WEIGHT = 4
 
 
 @njit(
-    "int64(uint64, uint64, int64, int64, boolean, int64, uint64[:, ::1], int32[:, ::1], int64[::1], int64[::1], int64[:, :, ::1])",
+    "int64(uint64, uint64, int64, int64, boolean, int64, uint64[:, ::1], int32[:, ::1], int64[::1], int64[::1],"
+    " int64[:, :, ::1], float32[:, ::1])",
     cache=True,
 )
 def _solve(
@@ -522,6 +525,7 @@ def _solve(
     nodes: np.ndarray,
     stop: np.ndarray,
     scratch: np.ndarray,
+    weights: np.ndarray,
 ) -> int:
     """Exact disc difference within (alpha, beta): fastest-first, TT, stability cut-offs."""
     # Typed (non-literal) flags: a literal argument would make numba compile an
@@ -566,7 +570,7 @@ def _solve(
     if moves == ZERO:
         if passed:
             return _score_over(p, o)
-        return -_solve(o, p, -beta, -alpha, true_, ply, tt_keys, tt_vals, nodes, stop, scratch)
+        return -_solve(o, p, -beta, -alpha, true_, ply, tt_keys, tt_vals, nodes, stop, scratch, weights)
     # Order: table move, then fewest replies (fastest first), corners, parity.
     sqs = scratch[ply, 0]
     keys = scratch[ply, 1]
@@ -585,8 +589,9 @@ def _solve(
             key = (count(reply) + count(reply & CORNERS)) * 64 - _ORDER_WEIGHT[sq]
             if count(empty & _QUADRANT_MASK[_QUADRANT[sq]]) & 1:
                 key -= 24
-            if n_empty > 12:
-                key += _potential(np_, no) * 4
+            if n_empty > EVAL_ORDER_EMPTIES:
+                # Far from the end, the evaluation (the opponent's view) orders better than mobility alone.
+                key += evaluate(no, np_, weights) * EVAL_ORDER_WEIGHT
         # insertion sort
         j = n_moves
         while j > 0 and keys[j - 1] > key:
@@ -605,11 +610,17 @@ def _solve(
         np_ = o ^ f
         no = p ^ f ^ (ONE << U64(sq))
         if i == 0:
-            v = -_solve(np_, no, -beta, -alpha, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch)
+            v = -_solve(
+                np_, no, -beta, -alpha, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch, weights
+            )
         else:
-            v = -_solve(np_, no, -alpha - 1, -alpha, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch)
+            v = -_solve(
+                np_, no, -alpha - 1, -alpha, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch, weights
+            )
             if alpha < v < beta:
-                v = -_solve(np_, no, -beta, -v, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch)
+                v = -_solve(
+                    np_, no, -beta, -v, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch, weights
+                )
         if stop[0]:
             return 0
         if v > best:
@@ -656,6 +667,7 @@ def solve_root_move(
     nodes: np.ndarray,
     stop: np.ndarray,
     scratch: np.ndarray,
+    weights: np.ndarray,
 ) -> int:
     """Exact score (mover's side, within the window) of playing ``sq`` (-1: pass) from (p, o)."""
     # Typed (non-literal) flags: a literal argument would make numba compile an
@@ -664,10 +676,21 @@ def solve_root_move(
     true_ = not false_
     one = true_ + 0  # ply 1, typed int
     if sq < 0:
-        return -_solve(o, p, -beta, -alpha, false_, one, tt_keys, tt_vals, nodes, stop, scratch)
+        return -_solve(o, p, -beta, -alpha, false_, one, tt_keys, tt_vals, nodes, stop, scratch, weights)
     f = flips(p, o, sq)
     return -_solve(
-        o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, false_, one, tt_keys, tt_vals, nodes, stop, scratch
+        o ^ f,
+        p ^ f ^ (ONE << U64(sq)),
+        -beta,
+        -alpha,
+        false_,
+        one,
+        tt_keys,
+        tt_vals,
+        nodes,
+        stop,
+        scratch,
+        weights,
     )
 
 

@@ -28,6 +28,7 @@ class Level:
     exact_empties: int
     noise: float = 0.0
     seconds: float | None = None
+    deepens_with_time: bool = False  # given a time limit, search as deep as it allows
 
 
 LEVELS: dict[int, Level] = {
@@ -40,7 +41,7 @@ LEVELS: dict[int, Level] = {
     7: Level(depth=6, exact_empties=14),
     8: Level(depth=7, exact_empties=16),
     9: Level(depth=9, exact_empties=18),
-    10: Level(depth=60, exact_empties=20, seconds=2.0),
+    10: Level(depth=11, exact_empties=20, deepens_with_time=True),
 }
 
 
@@ -138,12 +139,14 @@ class EnginePlayer:
         empties = 64 - (player | opponent).bit_count()
         if self.clock is not None:
             seconds = time_for_move(self.clock[0], self.clock[1], empties)
+            if level.deepens_with_time:
+                depth = 60
         if limit is not None:
             if limit.depth is not None:
                 depth = limit.depth
             if limit.seconds is not None:
                 seconds = limit.seconds
-                if limit.depth is None and level.seconds is not None:
+                if limit.depth is None and level.deepens_with_time:
                     depth = 60
             nodes = limit.nodes
         noisy = level.noise > 0

@@ -238,7 +238,7 @@ class Searcher:
     ) -> dict[int, int] | None:
         scores: dict[int, int] = {}
         best = -65
-        args = (self.end_keys, self.end_vals, self._nodes, self._stop, self.scratch)
+        args = (self.end_keys, self.end_vals, self._nodes, self._stop, self.scratch, self.weights)
         for i, sq in enumerate(order):
             if all_moves or i == 0:
                 v = kernel.solve_root_move(p, o, sq, -64, 64, *args)

@@ -1,0 +1,240 @@
+"""Reversi engine figures: kernel perft speed, search speed, FFO #40-#44 solve times, peak memory, level ladder.
+
+``tabletop bench reversi`` (the rules benchmark in :mod:`tabletop.bench.reversi`)
+ends by calling :func:`run_engine_bench`.  The same figures, plus the level
+ladder, come from ``python -m tabletop.bench.reversi_engine`` with its own
+options (``--tt-mb``, ``--ladder GAMES``, ``--levels``).
+
+This module only measures; it must not change the engine's settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import sys
+import time
+from importlib import resources
+from typing import Any
+
+__all__ = ["add_engine_arguments", "ffo_40_44", "ladder", "main", "run_engine_bench"]
+
+START_BLACK = (1 << 28) | (1 << 35)
+START_WHITE = (1 << 27) | (1 << 36)
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """The engine's own options (for a parser that wants them)."""
+    parser.add_argument(
+        "--tt-mb", type=float, default=64.0, help="transposition table size in MB (default 64)"
+    )
+    parser.add_argument("--perft-depth", type=int, default=11, help="kernel perft depth (default 11)")
+    parser.add_argument("--search-depth", type=int, default=9, help="midgame search depth for nodes/s (default 9)")
+    parser.add_argument("--no-ffo", action="store_true", help="skip the FFO #40-#44 solves")
+    parser.add_argument(
+        "--ladder", type=int, default=0, metavar="GAMES", help="play the level ladder, GAMES per pair"
+    )
+    parser.add_argument("--levels", default="1-10", help="ladder levels, like 1-6 (default 1-10)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def ffo_40_44() -> list[str]:
+    """The OBF lines of FFO #40-#44 shipped with the engine."""
+    text = resources.files("tabletop.ai.reversi").joinpath("ffo_40_44.json").read_text(encoding="utf-8")
+    lines = json.loads(text)["lines"]
+    assert isinstance(lines, list)
+    return [str(x) for x in lines]
+
+
+def _peak_mb() -> float:
+    # ru_maxrss is in kilobytes on Linux.
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def perft_figure(depth: int) -> dict[str, Any]:
+    from tabletop.ai.reversi import kernel
+
+    kernel.perft(START_BLACK, START_WHITE, 3)  # load the compiled code first
+    started = time.perf_counter()
+    leaves = kernel.perft(START_BLACK, START_WHITE, depth)
+    seconds = time.perf_counter() - started
+    return {
+        "depth": depth,
+        "leaves": leaves,
+        "seconds": round(seconds, 3),
+        "leaves_per_second": round(leaves / seconds),
+    }
+
+
+def search_figure(tt_mb: float, depth: int = 9) -> dict[str, Any]:
+    """Midgame nodes per second over a few fixed openings searched to ``depth``."""
+    from tabletop.ai.reversi.search import Searcher
+    from tabletop.games.core import Color
+    from tabletop.games.reversi import Board
+
+    rng = random.Random(3)
+    searcher = Searcher(tt_mb)
+    nodes = 0
+    seconds = 0.0
+    for _ in range(4):
+        board = Board()
+        for _ in range(12):
+            board.push(rng.choice(board.legal_moves))
+        black, white = board.bitboards()
+        p, o = (black, white) if board.turn is Color.BLACK else (white, black)
+        searcher.clear()
+        result = searcher.search(p, o, depth=depth)
+        nodes += result.nodes
+        seconds += result.seconds
+    return {
+        "depth": depth,
+        "positions": 4,
+        "nodes": nodes,
+        "seconds": round(seconds, 3),
+        "nodes_per_second": round(nodes / seconds),
+    }
+
+
+def ffo_figure(tt_mb: float) -> dict[str, Any]:
+    from tabletop.ai.reversi.search import Searcher, square_name
+    from tabletop.cli.solve import parse_obf_line
+
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(ffo_40_44(), 40):
+        pos = parse_obf_line(line)
+        searcher = Searcher(tt_mb)
+        result = searcher.solve(*pos.sides())
+        rows.append(
+            {
+                "ffo": number,
+                "best": square_name(result.best),
+                "score": int(result.score),
+                "expected": pos.expected_score,
+                "exact": int(result.score) == pos.expected_score,
+                "nodes": result.nodes,
+                "seconds": round(result.seconds, 2),
+            }
+        )
+    return {"positions": rows, "total_seconds": round(sum(r["seconds"] for r in rows), 2)}
+
+
+def _play(a: Any, b: Any, opening: list[int]) -> int:
+    """Disc difference for the Black seat ``a`` from the opening (move indices into legal lists)."""
+    from tabletop.games.core import Color
+    from tabletop.games.reversi import Board
+
+    board = Board()
+    for index in opening:
+        legal = board.legal_moves
+        board.push(legal[index % len(legal)])
+    seats = {Color.BLACK: a, Color.WHITE: b}
+    while not board.is_game_over():
+        board.push(seats[board.turn].choose(board))
+    black, white = board.discs()
+    return black - white
+
+
+def ladder(levels: list[int], games: int, seed: int = 1) -> list[dict[str, Any]]:
+    """Each level against the one below, ``games`` games per pair, colours alternating per opening."""
+    from tabletop.ai.reversi import level_player
+
+    rng = random.Random(seed)
+    rows = []
+    for low, high in zip(levels, levels[1:]):
+        strong, weak = (
+            level_player(high, seed=rng.randrange(1 << 30)),
+            level_player(low, seed=rng.randrange(1 << 30)),
+        )
+        points = 0.0
+        started = time.perf_counter()
+        for g in range(games):
+            if g % 2 == 0:
+                opening = [
+                    rng.randrange(64) for _ in range(4)
+                ]  # a random 4-ply opening, played with both colours
+                diff = _play(strong, weak, opening)
+            else:
+                diff = -_play(weak, strong, opening)
+            points += 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
+        rows.append(
+            {
+                "higher": high,
+                "lower": low,
+                "games": games,
+                "score": round(points / games, 3),
+                "seconds": round(time.perf_counter() - started, 1),
+            }
+        )
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    return rows
+
+
+def _levels(text: str) -> list[int]:
+    low, _, high = text.partition("-")
+    try:
+        a, b = int(low), int(high or low)
+    except ValueError:
+        raise ValueError(f"--levels {text!r}: expected like 1-10") from None
+    if not 1 <= a < b <= 10:
+        raise ValueError(f"--levels {text!r}: two levels within 1..10, low first")
+    return list(range(a, b + 1))
+
+
+def run_engine_bench(args: argparse.Namespace) -> int:
+    """Print the engine figures (called by ``tabletop bench reversi``)."""
+    tt_mb = float(getattr(args, "tt_mb", 64.0))
+    if not tt_mb > 0:
+        raise ValueError(f"--tt-mb must be positive, not {tt_mb}")
+    games = int(getattr(args, "ladder", 0) or 0)
+    levels = (
+        _levels(str(getattr(args, "levels", "1-10"))) if games else []
+    )  # refuse bad levels before measuring
+    results: dict[str, Any] = {"tt_mb": tt_mb}
+    results["perft"] = perft_figure(int(getattr(args, "perft_depth", 11)))
+    results["search"] = search_figure(tt_mb, int(getattr(args, "search_depth", 9)))
+    if not getattr(args, "no_ffo", False):
+        results["ffo_40_44"] = ffo_figure(tt_mb)
+    if games:
+        results["ladder"] = ladder(levels, games)
+    results["peak_memory_mb"] = round(_peak_mb(), 1)
+    if getattr(args, "json", False):
+        print(json.dumps(results))
+        return 0
+    p = results["perft"]
+    print(
+        f"engine perft({p['depth']}): {p['leaves']:,} leaves in {p['seconds']}s = {p['leaves_per_second'] / 1e6:.1f}M leaves/s"
+    )
+    s = results["search"]
+    print(
+        f"engine search: depth {s['depth']} from 4 openings, {s['nodes']:,} nodes in {s['seconds']}s = {s['nodes_per_second'] / 1e6:.2f}M nodes/s"
+    )
+    if "ffo_40_44" in results:
+        for row in results["ffo_40_44"]["positions"]:
+            mark = "ok" if row["exact"] else f"WRONG (expected {row['expected']:+d})"
+            print(
+                f"FFO #{row['ffo']}: {row['best']} {row['score']:+d} {mark}  {row['nodes']:,} nodes  {row['seconds']}s"
+            )
+        print(f"FFO #40-#44 total: {results['ffo_40_44']['total_seconds']}s")
+    for row in results.get("ladder", []):
+        print(
+            f"level {row['higher']} vs level {row['lower']}: {row['score']:.0%} over {row['games']} games ({row['seconds']}s)"
+        )
+    print(f"peak memory: {results['peak_memory_mb']} MB (table {tt_mb:g} MB)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tabletop.bench.reversi_engine", description=__doc__)
+    add_engine_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run_engine_bench(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
