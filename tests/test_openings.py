@@ -6,11 +6,13 @@ import doctest
 from types import ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tabletop.games.mnk
 import tabletop.games.openings
 import tabletop.records.psq
-from tabletop.games.core import BLACK, WHITE
+from tabletop.games.core import BLACK, WHITE, Color
 from tabletop.games.mnk import gomoku, tictactoe
 from tabletop.games.openings import OpeningError, OpeningPhase
 from tabletop.match import ClockSettings, Match, MatchError
@@ -288,3 +290,29 @@ def test_opening_time_is_charged_to_the_seat_that_acts_and_follows_a_swap() -> N
     assert match.seats[WHITE] is alice
     assert (match.clock.left(BLACK), match.clock.left(WHITE)) == (95.0, 70.0)
     assert match.clock.running is WHITE
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.sampled_from(["swap", "swap2"]), st.data())
+def test_any_opening_ends_with_white_to_move_and_seats_swapped_as_chosen(rule: str, data: st.DataObject) -> None:
+    match = Match(gomoku(size=9), opening=rule)
+    first, second = match.seats[BLACK], match.seats[WHITE]
+    phase = match.opening
+    assert phase is not None
+    last_chooser: Color | None = None
+    last_choice = ""
+    while not phase.done:
+        actor = match.actor
+        assert actor is not None
+        if phase.stage == "place":
+            match.play(actor, data.draw(st.sampled_from(match.board.legal_moves)))
+        else:
+            last_chooser, last_choice = actor, data.draw(st.sampled_from(list(phase.options)))
+            match.choose(actor, last_choice)
+    stones = len(match.board.move_stack)
+    assert stones in ((3,) if rule == "swap" else (3, 5))
+    assert match.board.turn is WHITE and match.actor is WHITE  # whoever holds White moves next
+    assert last_chooser is not None
+    swapped = (last_choice == "black") != (last_chooser is BLACK)
+    assert (match.seats[BLACK] is second) is swapped and (match.seats[WHITE] is first) is swapped
+    assert [e.kind for e in match.events].count("colors_chosen") == 1
