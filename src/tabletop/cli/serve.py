@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         import sqlalchemy
 
         sqlalchemy.engine.make_url(database)
+        sqlalchemy.create_engine(database).dispose()  # loads the driver: a missing one is named now
     except Exception as exc:  # noqa: BLE001 - reported as one line
         raise CliError(f"--database {database!r}: {exc}") from None
     settings = Settings(
