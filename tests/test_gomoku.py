@@ -107,10 +107,28 @@ def test_caro_five_blocked_at_one_end_wins() -> None:
     assert out is not None and out.winner is BLACK
 
 
-def test_caro_edge_counts_as_a_block() -> None:
+def test_caro_edge_blocks_nothing() -> None:
+    # a8..e8 touches the left edge and White's f8: one end blocked, so it wins
     board = board_with_row("caro", "XXXX-O---------", to_move="X")
     board.push("e8")
-    assert board.outcome() is None
+    out = board.outcome()
+    assert out is not None and out.winner is BLACK
+    assert [str(c) for c in out.cells] == ["a8", "b8", "c8", "d8", "e8"]
+
+
+def test_caro_six_wins_even_when_blocked_at_both_ends() -> None:
+    board = board_with_row("caro", "--OXXX-XXO-----", to_move="X")
+    board.push("g8")  # O XXXXXX O
+    out = board.outcome()
+    assert out is not None and out.winner is BLACK and len(out.cells) == 6
+
+
+def test_caro_dead_five_in_a_set_up_position_is_no_win_but_a_live_one_is() -> None:
+    dead = board_with_row("caro", "---OXXXXXO-----", to_move="O")
+    assert dead.outcome() is None
+    live = board_with_row("caro", "XXXXXO---------", to_move="O")
+    out = live.outcome()
+    assert out is not None and out.winner is BLACK
 
 
 def test_standard_five_blocked_at_both_ends_still_wins() -> None:

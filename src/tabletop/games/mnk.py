@@ -8,7 +8,7 @@ subclass that overrides a few named hooks, python-chess style:
 
 Gomoku's rules (:data:`RULES`, built by :func:`gomoku`): ``freestyle``
 (:class:`GomokuBoard`, five or more wins), ``standard`` (exactly five),
-``caro`` (five or more, not blocked at both ends) and ``renju``
+``caro`` (a five not blocked at both ends by the opponent, or six or more) and ``renju``
 (:class:`RenjuBoard`: Black exactly five and no double-three, double-four or
 overline; the judgement lives in :mod:`tabletop.games.renju`).  Opening rules
 (swap, swap2) are in :mod:`tabletop.games.openings`.  This module must not
@@ -226,6 +226,7 @@ class GomokuBoard(Board):
 
     game = "gomoku"
     rule = "freestyle"
+    edge_blocks = True  # does the edge of the board close a line's end (for ``_wins_with``)?
 
     def __init__(self, width: int = 15, height: int | None = None, position: str | None = None) -> None:
         h = width if height is None else height
@@ -267,7 +268,10 @@ class GomokuBoard(Board):
                     length += 1
                     c += sc
                     r += sr
-                if not (0 <= c < w and 0 <= r < h) or cells[r * w + c] != EMPTY:
+                if 0 <= c < w and 0 <= r < h:
+                    if cells[r * w + c] != EMPTY:
+                        blocked += 1
+                elif self.edge_blocks:
                     blocked += 1
             if length >= 5 and self._wins_with(length, color, blocked):
                 run, _ = self.line_through(col0, row0, dc, dr)
@@ -300,19 +304,33 @@ class StandardGomokuBoard(GomokuBoard):
 
 
 class CaroBoard(GomokuBoard):
-    """Caro (the Gomocup caro rule): five wins only when it is not blocked at
-    both ends.
+    """Caro, the Gomocup caro rule (``INFO rule 8``): a five wins only when it is
+    not blocked at both ends by the opponent's stones; six or more wins always.
 
-    An end is blocked by an opponent stone or by the edge of the board.  Six or
-    more in a row wins as well, under the same condition: the rule exists to
-    stop dead fives (``OXXXXXO``), not long lines, and Vietnamese caro counts
-    long lines.
+    The edge of the board blocks nothing, and a line of six or more holds a
+    five with one of its own stones at an end, so it is never dead.  This is
+    what Gomocup engines play under rule 8 (AlphaGomoku calls it CARO6; its
+    CARO5, rule 9, would also refuse overlines).
     """
 
     rule = "caro"
+    edge_blocks = False
 
     def _wins_with(self, length: int, color: Color, ends_blocked: int) -> bool:
-        return length >= 5 and ends_blocked < 2
+        return length >= 6 or (length == 5 and ends_blocked < 2)
+
+    def line_through(self, col: int, row: int, dc: int, dr: int) -> tuple[list[int], int]:
+        """As for every board, but only the opponent's stones block an end."""
+        run, _ = super().line_through(col, row, dc, dr)
+        w, h = self._width, self._height
+        cells = self._cells
+        own = cells[row * w + col]
+        blocked = 0
+        for end, sign in ((run[0], -1), (run[-1], 1)):
+            c, r = end % w + sign * dc, end // w + sign * dr
+            if 0 <= c < w and 0 <= r < h and cells[r * w + c] not in (EMPTY, own):
+                blocked += 1
+        return run, blocked
 
 
 class RenjuBoard(GomokuBoard):
