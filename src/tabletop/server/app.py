@@ -190,6 +190,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         key = (room_id, len(moves), tuple(moves))
         cache: dict[Any, list[float | None]] = state["evaluations"]
         if key not in cache:
+            if len(cache) > 1000:
+                cache.clear()  # a simple bound: evaluations are cheap to redo
             seconds = 0.05 if room.record.game != "tictactoe" else 0.01
             cache[key] = await hub().pool.run(
                 evaluate_job, room.record.game, room.record.options, room.record.position, moves, seconds

@@ -114,6 +114,7 @@ class Room:
         self.rematch_from: Color | None = None
         self.closed = False
         self.reloading = False
+        self.unfollow: Callable[[], None] = lambda: None
 
     @property
     def id(self) -> str:
@@ -246,6 +247,7 @@ class Room:
         self.clients.discard(client)
         self.unsubscribe.pop(client, lambda: None)()
         await self.presence()
+        self.hub.release(self)
 
     async def presence(self) -> None:
         seats = {label: self.connected(COLORS[label]) or s.kind != "human" for label, s in self.seats.items()}
@@ -535,10 +537,20 @@ class RoomHub:
                 room = self._build(stored)
                 self.rooms[room_id] = room
                 if self.shared:
-                    self.bus.subscribe(room_id, room.follow)
+                    room.unfollow = self.bus.subscribe(room_id, room.follow)
                 room.after_change()
         self._loading.pop(room_id, None)
         return room
+
+    def release(self, room: Room) -> None:
+        """Drop a finished room nobody watches from memory (it loads again on demand)."""
+        busy = room.think_task is not None and not room.think_task.done()
+        if room.clients or busy or not room.match.is_over() or room.lock.locked():
+            return
+        if self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
+            room.closed = True
+            room.unfollow()
 
     def _build(self, stored: StoredRoom) -> Room:
         room = Room(self, stored.room, stored.seats)
@@ -613,7 +625,7 @@ class RoomHub:
         room.actions = 1
         self.rooms[record.id] = room
         if self.shared:
-            self.bus.subscribe(record.id, room.follow)
+            room.unfollow = self.bus.subscribe(record.id, room.follow)
         room.after_change()
         return room
 
