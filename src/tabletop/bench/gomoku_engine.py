@@ -9,6 +9,13 @@
   search with the default transposition-table bound; the engine's target is
   under 300 MB by default (Gomocup allows 350 MB).
 
+``tabletop bench gomoku_engine --vs-gomoku-terminal N`` also plays N games
+(20x20 freestyle, colours alternating) of our top level against the "hard" AI
+of PyPI's ``gomoku-terminal`` (1.0.2), installed on first use into its own
+virtual environment under ``.bench-envs/gomoku-terminal`` (git-ignored) and
+driven through a small pbrain adapter written there, so the match goes through
+our Gomocup manager like any outside engine.
+
 :func:`run_engine_bench` is called by :mod:`tabletop.bench.gomoku` after the
 rules figures; :func:`add_arguments` / :func:`run` let it run alone.  This
 module only measures and prints.
@@ -20,8 +27,10 @@ import argparse
 import json
 import random
 import resource
+import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from tabletop.ai.base import Limit
@@ -63,6 +72,123 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="search time per position (default 2)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--vs-gomoku-terminal", type=int, default=0, metavar="N",
+                        help="also play N games against gomoku-terminal's hard AI (installed into .bench-envs/)")
+    parser.add_argument("--think", type=float, default=2.0, help="our seconds per move in those games (default 2)")
+
+
+_ADAPTER = """
+# pbrain adapter for gomoku-terminal's AI, written by tabletop.bench.gomoku_engine
+import sys
+from gomoku.ai import GomokuAI
+from gomoku.board import Board
+
+ai = GomokuAI("hard")
+board = Board()
+
+def reply(text):
+    sys.stdout.write(text + "\\n")
+    sys.stdout.flush()
+
+def to_move():
+    return Board.BLACK if board.move_count % 2 == 0 else Board.WHITE
+
+def answer():
+    row, col = ai.get_move(board, to_move())
+    board.place_stone(row, col, to_move())
+    reply(f"{col},{row}")
+
+collecting = None
+for line in sys.stdin:
+    parts = line.strip().split(" ", 1)
+    cmd = parts[0].upper()
+    if collecting is not None:
+        if cmd == "DONE":
+            board = Board()
+            own = [(x, y) for x, y, f in collecting if f == 1]
+            opp = [(x, y) for x, y, f in collecting if f == 2]
+            first, second = (own, opp) if len(own) == len(opp) else (opp, own)
+            for i in range(max(len(first), len(second))):
+                for stones in (first, second):
+                    if i < len(stones):
+                        x, y = stones[i]
+                        board.place_stone(y, x, to_move())
+            collecting = None
+            answer()
+        else:
+            x, y, f = (int(v) for v in cmd.split(","))
+            collecting.append((x, y, f))
+        continue
+    if cmd == "START":
+        if parts[1].strip() != "20":
+            reply("ERROR only 20x20")
+        else:
+            board = Board()
+            reply("OK")
+    elif cmd == "RESTART":
+        board = Board()
+        reply("OK")
+    elif cmd == "BEGIN":
+        answer()
+    elif cmd == "TURN":
+        x, y = (int(v) for v in parts[1].split(","))
+        board.place_stone(y, x, to_move())
+        answer()
+    elif cmd == "BOARD":
+        collecting = []
+    elif cmd == "INFO":
+        pass
+    elif cmd == "ABOUT":
+        reply('name="gomoku-terminal hard", version="1.0.2"')
+    elif cmd == "END":
+        break
+    else:
+        reply("UNKNOWN")
+"""
+
+
+def gomoku_terminal_command(root: Path) -> str:
+    """The pbrain command for gomoku-terminal's hard AI, installing it on first use."""
+    env = root / ".bench-envs" / "gomoku-terminal"
+    python = env / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "gomoku-terminal==1.0.2"], check=True)
+    adapter = env / "pbrain_gomoku_terminal.py"
+    adapter.write_text(_ADAPTER)
+    return f"{python} {adapter}"
+
+
+def play_gomoku_terminal(games: int, think: float, root: Path) -> dict[str, Any]:
+    """Our level 10 against gomoku-terminal's hard AI on 20x20 freestyle, colours alternating."""
+    from tabletop.ai.gomoku import level_player
+    from tabletop.protocols.gomocup import GomocupPlayer
+
+    command = gomoku_terminal_command(root)
+    record: list[dict[str, Any]] = []
+    for game in range(games):
+        ours = level_player(10)
+        ours_black = game % 2 == 0
+        board = gomoku(20)
+        with GomocupPlayer(command, default_seconds=120) as theirs:
+            failure = ""
+            while not board.is_game_over():
+                mine = (board.turn.name == "BLACK") == ours_black
+                try:
+                    move = (ours if mine else theirs).choose(board.copy(), Limit(seconds=think if mine else 120))
+                except Exception as exc:  # their failure loses the game for them
+                    failure = f"{'we' if mine else 'they'} failed: {exc}"
+                    break
+                board.push(move)
+        out = board.outcome()
+        won = out is not None and out.winner is not None and (out.winner.name == "BLACK") == ours_black
+        if failure:
+            won = failure.startswith("they")
+        record.append({"game": game + 1, "we_play": "black" if ours_black else "white",
+                       "result": "win" if won else ("draw" if out is not None and out.winner is None else "loss"),
+                       "plies": len(board.move_stack), "note": failure})
+    wins = sum(1 for r in record if r["result"] == "win")
+    return {"games": games, "wins": wins, "record": record}
 
 
 def _middle_games(count: int, seed: int) -> list[GomokuBoard]:
@@ -119,6 +245,10 @@ def run_engine_bench(args: argparse.Namespace) -> int:
     analyse(deep, Limit(seconds=seconds))
     results["peak_rss_mb"] = _peak_rss_mb()
     results["memory_target_mb"] = 300
+    versus = int(getattr(args, "vs_gomoku_terminal", 0) or 0)
+    if versus > 0:
+        root = Path.cwd()
+        results["vs_gomoku_terminal"] = play_gomoku_terminal(versus, float(getattr(args, "think", 2.0)), root)
     if getattr(args, "json", False):
         print(json.dumps({"engine": results}))
     else:
@@ -128,6 +258,11 @@ def run_engine_bench(args: argparse.Namespace) -> int:
         for name, s in solves.items():
             print(f"  VCF {name:30s} {s['ms']:8.1f} ms  ({int(s['fours'])} fours, {int(s['nodes'])} nodes)")
         print(f"  peak memory (resident)            {results['peak_rss_mb']:10.1f} MB   (target < 300 MB)")
+        if "vs_gomoku_terminal" in results:
+            v = results["vs_gomoku_terminal"]
+            print(f"  vs gomoku-terminal hard, 20x20    {v['wins']}/{v['games']} wins")
+            for r in v["record"]:
+                print(f"    game {r['game']:2d} as {r['we_play']:5s} {r['result']:4s} in {r['plies']} plies {r['note']}")
     return 0
 
 

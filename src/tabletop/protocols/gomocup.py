@@ -112,6 +112,16 @@ class GomocupEngine:
 
         engine_module.TT_ENTRIES = max(10_000, min(2_000_000, (budget - 120 * 1024 * 1024) // 200))
 
+    def _warm_up(self) -> None:
+        """Load the compiled kernels now: START's time is not turn time, the first move's is."""
+        from tabletop.ai.gomoku import Position
+
+        assert self.board is not None
+        pos = Position.from_board(self.board)
+        pos.play(pos.candidates(1)[0])
+        pos.candidates(4)
+        pos.undo()
+
     def _point(self, text: str) -> tuple[int, int]:
         parts = text.split(",")
         if len(parts) < 2:
@@ -213,6 +223,7 @@ class GomocupEngine:
             raise ValueError(f"unsupported size {n} (5..26)")
         self.size = (n, n)
         self.board = self._new_board()
+        self._warm_up()
         return ["OK"]
 
     def _cmd_rectstart(self, arg: str) -> list[str]:
@@ -225,6 +236,7 @@ class GomocupEngine:
             raise ValueError(f"unsupported size {w}x{h} (5..26 each side)")
         self.size = (w, h)
         self.board = self._new_board()
+        self._warm_up()
         return ["OK"]
 
     def _cmd_restart(self, arg: str) -> list[str]:

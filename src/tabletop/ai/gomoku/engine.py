@@ -35,6 +35,7 @@ class EngineSettings:
     vcf_nodes: int = 60_000
     vct_nodes: int = 20_000
     blunder: float = 0.0  # chance of a plausible but unexamined move
+    safety_nodes: int = 0  # threat-solver budget per candidate to check the opponent gets no VCF/VCT
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
 
 
@@ -43,16 +44,16 @@ class EngineSettings:
 TT_ENTRIES = 800_000
 
 LEVELS: dict[int, EngineSettings] = {
-    1: EngineSettings(greedy_only=True, blunder=0.55, vcf_nodes=0, vct_nodes=0),
-    2: EngineSettings(greedy_only=True, blunder=0.25, vcf_nodes=0, vct_nodes=0),
-    3: EngineSettings(greedy_only=True, blunder=0.0, vcf_nodes=0, vct_nodes=0),
-    4: EngineSettings(seconds=0.2, max_depth=2, width=8, vcf_nodes=0, vct_nodes=0),
-    5: EngineSettings(seconds=0.3, max_depth=3, width=10, vcf_nodes=2_000, vct_nodes=0),
-    6: EngineSettings(seconds=0.5, max_depth=4, width=10, vcf_nodes=5_000, vct_nodes=0),
-    7: EngineSettings(seconds=0.6, max_depth=6, width=12, vcf_nodes=10_000, vct_nodes=2_000),
-    8: EngineSettings(seconds=1.0, max_depth=64, width=12, vcf_nodes=20_000, vct_nodes=5_000),
-    9: EngineSettings(seconds=2.0, max_depth=64, width=14, vcf_nodes=40_000, vct_nodes=10_000),
-    10: EngineSettings(seconds=4.0, max_depth=64, width=14, vcf_nodes=60_000, vct_nodes=20_000),
+    1: EngineSettings(greedy_only=True, blunder=0.55, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
+    2: EngineSettings(greedy_only=True, blunder=0.25, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
+    3: EngineSettings(greedy_only=True, blunder=0.0, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
+    4: EngineSettings(greedy_only=True, seconds=0.3, vcf_nodes=2_000, vct_nodes=0, safety_nodes=300),
+    5: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=0, safety_nodes=600),
+    6: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
+    7: EngineSettings(seconds=1.2, max_depth=4, width=12, vcf_nodes=10_000, vct_nodes=0, safety_nodes=2_000),
+    8: EngineSettings(seconds=2.0, max_depth=64, width=12, vcf_nodes=20_000, vct_nodes=5_000, safety_nodes=3_000),
+    9: EngineSettings(seconds=3.0, max_depth=64, width=14, vcf_nodes=40_000, vct_nodes=10_000, safety_nodes=5_000),
+    10: EngineSettings(seconds=5.0, max_depth=64, width=14, vcf_nodes=60_000, vct_nodes=20_000, safety_nodes=8_000),
 }
 
 
@@ -133,7 +134,7 @@ class GomokuEngine:
         if board.is_game_over():
             raise IllegalMoveError("no legal move: the game is over")
         pos = Position.from_board(board)
-        if self.settings.greedy_only or (self.settings.blunder and self.rng.random() < self.settings.blunder):
+        if self.settings.greedy_only:
             return self._greedy(board, pos)
         result = self.analyse(board, limit)
         ranked = [pos.point(m.move.col, m.move.row) for m in result.scores]
@@ -149,6 +150,15 @@ class GomokuEngine:
         cands = pos.candidates(12)
         if self.settings.blunder and self.rng.random() < self.settings.blunder:
             self.rng.shuffle(cands)
+            return _legal_choice(board, pos, cands)
+        st = self.settings
+        deadline = time.perf_counter() + st.seconds
+        if st.vcf_nodes > 0:
+            line = ThreatSolver(pos, max_nodes=st.vcf_nodes, deadline=deadline).vcf()
+            if line is not None and verified_win(board, pos, line) is not None:
+                return pos.to_move(board, line[0])
+        if st.safety_nodes > 0:
+            cands = safe_first(pos, cands, st.safety_nodes, use_vct=False, deadline=deadline)
         return _legal_choice(board, pos, cands)
 
     def analyse(self, board: BaseBoard, limit: Limit | None = None) -> Analysis:
@@ -162,11 +172,11 @@ class GomokuEngine:
         st = self.settings
         nodes = 0
         if st.vcf_nodes > 0 or st.vct_nodes > 0:
-            solver = ThreatSolver(pos, max_nodes=max(st.vcf_nodes, 1), deadline=started + seconds * 0.3 + 0.01)
+            solver = ThreatSolver(pos, max_nodes=max(st.vcf_nodes, 1), deadline=started + seconds * 0.1 + 0.01)
             line = solver.vcf() if st.vcf_nodes > 0 else None
             nodes += solver.nodes
             if line is None and st.vct_nodes > 0 and seconds > 0:
-                solver = ThreatSolver(pos, max_nodes=st.vct_nodes, deadline=started + seconds * 0.4 + 0.01)
+                solver = ThreatSolver(pos, max_nodes=st.vct_nodes, deadline=started + seconds * 0.2 + 0.01)
                 line = solver.vct(depth=6)
                 nodes += solver.nodes
             if line is not None:
@@ -186,10 +196,19 @@ class GomokuEngine:
         if seconds <= 0:
             max_depth = 1
             deadline = started + 0.5
-        searcher = Searcher(pos, deadline=deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES)
+        # a quarter of the time is kept for checking that the chosen move leaves no forced loss
+        search_deadline = deadline if st.safety_nodes == 0 else started + (deadline - started) * 0.75
+        searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES)
         result = searcher.search(max_depth=max_depth)
         nodes += result.nodes
         scores = result.root_scores or [(result.best, result.score)]
+        if st.safety_nodes > 0 and len(scores) > 1 and scores[0][1] < WIN - 100:
+            order = safe_first(pos, [p for p, _ in scores[:10]], st.safety_nodes, use_vct=False,
+                               deadline=deadline + 0.05)
+            rank = {p: i for i, p in enumerate(order)}
+            scores = sorted(scores, key=lambda t: rank.get(t[0], len(rank)))
+            if scores[0][0] != result.best:
+                result.pv = [scores[0][0]]
         for p, score in scores[:8]:
             m = pos.to_move(board, p)
             if board.is_legal(m):
@@ -203,6 +222,35 @@ class GomokuEngine:
             analysis.scores = [MoveScore(m, 0.0)]
         self.last = analysis
         return analysis
+
+
+def opponent_wins_after(pos: Position, p: int, nodes: int, use_vct: bool, deadline: float | None = None) -> bool:
+    """Does the opponent have a VCF (or, with ``use_vct``, a VCT) after we play ``p``?"""
+    pos.play(p)
+    try:
+        solver = ThreatSolver(pos, max_nodes=nodes, deadline=deadline)
+        if solver.vcf() is not None:
+            return True
+        if use_vct:
+            return ThreatSolver(pos, max_nodes=nodes, deadline=deadline).vct(depth=4) is not None
+        return False
+    finally:
+        pos.undo()
+
+
+def safe_first(pos: Position, ranked: list[int], nodes: int, use_vct: bool, deadline: float | None = None,
+               check: int = 8) -> list[int]:
+    """``ranked`` with the best move after which the opponent has no forced win
+    brought to the front and the losing ones tried before it moved to the back
+    (at most ``check`` moves are tried, until ``deadline``)."""
+    lost: list[int] = []
+    for i, p in enumerate(ranked):
+        if i >= check or (deadline is not None and time.perf_counter() > deadline):
+            break
+        if not opponent_wins_after(pos, p, nodes, use_vct, deadline):
+            return [p, *ranked[i + 1 :], *lost]
+        lost.append(p)
+    return [p for p in ranked if p not in lost] + lost
 
 
 def level_player(n: int) -> GomokuEngine:

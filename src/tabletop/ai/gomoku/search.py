@@ -161,7 +161,9 @@ class Searcher:
         if not root_moves:
             root_moves = pos.candidates(1) or [0]
         result = SearchResult(root_moves[0], 0, 0, 0, [root_moves[0]])
-        for depth in range(1, max_depth + 1):
+        # even depths only: an odd horizon leaves the last word to us and flatters wild attacks
+        depths = [1] if max_depth < 2 else list(range(2, max_depth + 1, 2))
+        for depth in depths:
             scores: list[tuple[int, int]] = []
             alpha = -WIN * 2
             best_line: list[int] = []

@@ -148,10 +148,11 @@ class ThreatSolver:
         key = pos.hash ^ me
         if self._vct_failed.get(key, -1) >= depth:
             return None
-        moves = self._four_moves(me) + [
-            p for p in pos.points_with(me, P.FLEX3)
-            if pos.pattern(me, p) == P.FLEX3 and not pos.is_foul(me, p)
-        ]
+        moves = self._four_moves(me)
+        if not self._threat_points(opp):
+            # threes only make sense when the defender has no open three of its own:
+            # otherwise it answers a three with an open four
+            moves += [p for p in pos.points_with(me, P.FLEX3) if pos.pattern(me, p) == P.FLEX3 and not pos.is_foul(me, p)]
         moves.sort(key=lambda p: -int(pos.pscore[me - 1, p]))
         for m in moves:
             self._tick()
@@ -182,8 +183,8 @@ class ThreatSolver:
                 return [-1, att_fives[0]]
         else:
             threats = self._threat_points(att)
-            if not threats:
-                return None
+            if not threats or self._threat_points(me):
+                return None  # no threat left, or the defender's own open four comes first
             blocks = set(threats)
             blocks.update(pos.points_with(att, P.BLOCK4))
             blocks.update(pos.points_with(me, P.BLOCK4))
