@@ -295,3 +295,18 @@ def test_obf_positions_round_trip(seed: int, plies: int) -> None:
     position = GameRecord(game="reversi", options={"size": 8}, position=board.to_text())
     again = records.read(records.write([position], "obf"), "obf")[0]
     assert again.position == board.to_text()
+
+
+def test_a_record_is_taken_from_a_board_and_written_in_any_format() -> None:
+    board = reversi.Board(size=6)
+    for _ in range(8):
+        board.push(board.legal_moves[0])
+    record = GameRecord.from_board(board, {"black": "ann"})
+    assert record.options == {"size": 6} and record.position is None and len(record.moves) == 8
+    for fmt in ("transcript", "ggf", "sgf"):
+        assert records.read(records.write([record], fmt), fmt, options={"size": 6})[0].moves == record.moves
+    gomoku = new_board("gomoku", {"size": 15, "rule": "renju"})
+    gomoku.push("h8")
+    gomoku_record = GameRecord.from_board(gomoku)
+    assert gomoku_record.options == {"size": 15, "rule": "renju"}
+    assert records.read(records.write([gomoku_record], "sgf"), "sgf")[0] == gomoku_record

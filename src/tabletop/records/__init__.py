@@ -93,6 +93,35 @@ class GameRecord:
     result: str | None = None
     move_scores: dict[str, int] = field(default_factory=dict)
 
+    @classmethod
+    def from_board(cls, board: BaseBoard, tags: dict[str, str] | None = None) -> GameRecord:
+        """The record of the game played on ``board`` so far (its moves, its
+        start position when that is not the standard one, its result)."""
+        game = board.game
+        variant = board.variant()
+        options: dict[str, Any] = {}
+        if game == "reversi":
+            options = {"size": variant["size"]}
+        elif game == "gomoku":
+            width, height = variant["width"], variant["height"]
+            options = {"size": width} if width == height else {"width": width, "height": height}
+            if variant.get("rule", "freestyle") != "freestyle":
+                options["rule"] = variant["rule"]
+        start = board.copy()
+        while start.move_stack:
+            start.pop()
+        position: str | None = start.to_text()
+        if position == new_board(game, options).to_text():
+            position = None
+        return cls(
+            game=game,
+            options=options,
+            position=position,
+            moves=[str(m) for m in board.move_stack],
+            tags=dict(tags or {}),
+            result=result_from_board(board),
+        )
+
     def board(self) -> BaseBoard:
         """The start position on a new board (before any move)."""
         return new_board(self.game, self.options, self.position)
