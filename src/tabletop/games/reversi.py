@@ -542,7 +542,7 @@ class Board(BaseBoard):
         )
 
     def copy(self) -> Board:
-        clone = Board.__new__(Board)
+        clone = type(self).__new__(type(self))
         clone._width = clone._height = self._width
         clone._geo = self._geo
         clone._black, clone._white = self._black, self._white
