@@ -591,3 +591,34 @@ def test_serve_refuses_bad_options_in_one_line() -> None:
         env=os.environ,
     )
     assert done.returncode == 2 and "--database" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_swap_opening_lets_the_second_player_take_black_and_the_tokens_follow(server: Server) -> None:
+    room, first, second = online_room(server, game="gomoku", options={"opening": "swap"})
+    a, b = server.ws(room), server.ws(room)
+    try:
+        a.hello(first)
+        b.hello(second)
+        for i, move in enumerate(["h8", "h9", "i8"], start=1):  # the opener places three stones
+            a.send({"type": "move", "move": move, "seq": i})
+            a.ack(i)
+        b.event("opening_choice_required")
+        b.send({"type": "choose", "choice": "dance"})
+        assert b.error("bad_frame")
+        a.send({"type": "choose", "choice": "black"})
+        assert a.until(lambda f: f["type"] == "error")["code"] != "bad_frame"  # not the opener's choice
+        b.send({"type": "choose", "choice": "black"})
+        chosen = a.event("colors_chosen")
+        assert chosen["event"]["swapped"] is True
+        after = state(server, room)
+        assert after["moves"] == ["h8", "h9", "i8"] and after["turn"] == "white"
+        # the first player's token now plays White and moves next
+        a.send({"type": "move", "move": "j8", "seq": 4})
+        a.ack(4)
+        assert b.event("move_played")["event"]["color"] == "white"
+        c = server.ws(room)
+        assert c.hello(first)["you"] == ["white"]
+        c.close()
+    finally:
+        a.close()
+        b.close()

@@ -27,6 +27,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from tabletop.server.bus import make_bus
 from tabletop.server.models import (
     AnalyseRequest,
+    ChooseFrame,
     CreatedRoom,
     CreateRoom,
     Hello,
@@ -306,6 +307,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 raise RoomError("no_hello", "send hello first")
             if isinstance(parsed, MoveFrame):
                 await room.move(client, parsed.move, parsed.seq)
+            elif isinstance(parsed, ChooseFrame):
+                await room.choose(client, parsed.choice)
             elif isinstance(parsed, SimpleFrame):
                 if parsed.type == "ping":
                     client.send(frame("pong"))

@@ -101,13 +101,20 @@ class DrawFrame(Answerable):
     type: Literal["draw"]
 
 
+class ChooseFrame(_Strict):
+    """The opening's colour choice: ``black``, ``white`` or (swap2) ``place``."""
+
+    type: Literal["choose"]
+    choice: Literal["black", "white", "place"]
+
+
 class SimpleFrame(_Strict):
     type: Literal["undo", "redo", "resign", "rematch", "hint", "ping"]
 
 
 ClientFrame = Annotated[
-    Hello | MoveFrame | TakebackFrame | DrawFrame | SimpleFrame, Field(discriminator="type")
+    Hello | MoveFrame | TakebackFrame | DrawFrame | ChooseFrame | SimpleFrame, Field(discriminator="type")
 ]
-client_frame: TypeAdapter[Hello | MoveFrame | TakebackFrame | DrawFrame | SimpleFrame] = TypeAdapter(
-    ClientFrame
+client_frame: TypeAdapter[Hello | MoveFrame | TakebackFrame | DrawFrame | ChooseFrame | SimpleFrame] = (
+    TypeAdapter(ClientFrame)
 )

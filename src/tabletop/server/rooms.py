@@ -114,6 +114,7 @@ class Room:
         self.rematch_from: Color | None = None
         self.closed = False
         self.reloading = False
+        self.swapped = False  # seats swapped by an opening rule (swap, swap2)
         self.unfollow: Callable[[], None] = lambda: None
 
     @property
@@ -125,6 +126,20 @@ class Room:
         """Renju: Black's forbidden points go with each turn change to Black."""
         if event.kind == "turn_changed":
             self.extra[event.version] = {"forbidden": self.forbidden()}
+        elif event.kind == "colors_chosen" and event.data.get("swapped"):
+            # an opening rule swapped the seats: each token now plays the other colour
+            self.swapped = not self.swapped
+            black, white = self.seats["black"], self.seats["white"]
+            self.seats = {
+                "black": SeatRecord("black", white.kind, white.token_hash, white.last_seq),
+                "white": SeatRecord("white", black.kind, black.token_hash, black.last_seq),
+            }
+            for client in self.clients:
+                client.tokens = {c.other: t for c, t in client.tokens.items()}
+
+    def row_label(self, label: str) -> str:
+        """The stored seat row of the seat now playing ``label`` (rows keep the colours of the start)."""
+        return {"black": "white", "white": "black"}[label] if self.swapped else label
 
     def forbidden(self) -> list[str]:
         board = self.match.board
@@ -264,7 +279,7 @@ class Room:
             return next(iter(colors))
         if answering is not None:
             return answering.other
-        turn = self.match.board.turn
+        turn = self.match.actor or self.match.board.turn  # during an opening: the seat that acts
         if to_move or turn in colors:
             return turn
         return next(iter(colors))
@@ -298,6 +313,11 @@ class Room:
             else:
                 raise RoomError("bad_frame", f"unknown request {kind!r}")
 
+    async def choose(self, client: Client, choice: str) -> None:
+        """The opening's colour choice (swap, swap2)."""
+        async with self.lock:
+            await self._change("choose", self.actor(client, to_move=True), choice)
+
     async def _change(
         self,
         kind: str,
@@ -322,7 +342,9 @@ class Room:
         if m.version != before:
             action = ActionRecord(self.actions, kind, None if color is None else color.label, arg, at)
             stored_seq = (
-                (color.label, seq) if error is None and seq is not None and color is not None else None
+                (self.row_label(color.label), seq)
+                if error is None and seq is not None and color is not None
+                else None
             )
             try:
                 await self.hub.store.append(self.id, [action], seq=stored_seq, over=m.is_over())
@@ -377,7 +399,7 @@ class Room:
 
     async def _think(self) -> None:
         m = self.match
-        color = m.board.turn
+        color = m.actor or m.board.turn  # during an opening, the seat placing the stones
         version = m.version
         spec = m.seats[color].kind
         self.thinking = color
@@ -489,6 +511,8 @@ def _apply(m: Match, kind: str, color_label: str | None, arg: Any) -> None:
         m.resign(color)
     elif kind == "check_time":
         m.check_time()
+    elif kind == "choose":
+        m.choose(color, str(arg))
     else:
         raise MatchError("bad_action", f"unknown action {kind!r}")
 
@@ -564,9 +588,12 @@ class RoomHub:
         if stored is None:
             return
         fresh = self._build(stored)
-        # the fresh Match keeps its own clock source and annotation listener
+        # the fresh Match keeps its own clock source; its events now annotate this room
         room.match, room.time, room.extra = fresh.match, fresh.time, fresh.extra
         room.actions, room.seats, room.record = fresh.actions, fresh.seats, fresh.record
+        room.swapped = fresh.swapped
+        room.match._listeners.clear()  # Match has no public way to list its subscribers
+        room.match.subscribe(room._annotate)
         room.after_change()
 
     async def create(
@@ -668,7 +695,7 @@ class RoomHub:
             raise RoomError("seat_taken", "both seats are taken; you can watch the game", 409)
         token = new_secret()
         digest = hash_secret(token)
-        if not await self.store.take_seat(room_id, free[0], digest):
+        if not await self.store.take_seat(room_id, room.row_label(free[0]), digest):
             raise RoomError("seat_taken", "the seat was just taken", 409)
         room.seats[free[0]].token_hash = digest
         await self.bus.publish(room.id, frame("event", event={"kind": "seat_joined", "color": free[0]}))
