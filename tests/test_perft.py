@@ -129,3 +129,10 @@ def test_perft_agrees_with_the_readable_version_near_the_end_of_random_games(siz
             assert reversi.perft_bitboards(player, opponent, depth, size) == reversi.perft_reference(
                 player, opponent, depth, size
             )
+
+
+def test_perft_command_starts_from_a_given_position(capsys: pytest.CaptureFixture[str]) -> None:
+    line = (DATA.parent / "fforum-1-19.obf").read_text().splitlines()[0]
+    position = line.split(";")[0]
+    assert main(["perft", "reversi", "--depth", "3", "--position", position]) == 0
+    assert int(capsys.readouterr().out.strip().splitlines()[-1]) == reversi.perft(reversi.Board(position), 3)
