@@ -310,3 +310,13 @@ def test_a_record_is_taken_from_a_board_and_written_in_any_format() -> None:
     gomoku_record = GameRecord.from_board(gomoku)
     assert gomoku_record.options == {"size": 15, "rule": "renju"}
     assert records.read(records.write([gomoku_record], "sgf"), "sgf")[0] == gomoku_record
+
+
+def test_the_docstring_examples_run() -> None:
+    import doctest
+
+    from tabletop.records import obf, transcript
+
+    for module in (reversi, transcript, obf):
+        failures, tried = doctest.testmod(module)
+        assert tried > 0 and failures == 0, module.__name__
