@@ -506,6 +506,9 @@ def test_records_analysis_evaluation_and_hints(server: Server) -> None:
     assert transcript.status_code == 200 and "h8 h9 i8" in transcript.text
     psq = server.http.get(f"/api/rooms/{room}/record", params={"format": "psq"})
     assert psq.status_code == 200 and psq.text.startswith("Piskvorky")
+    sgf = server.http.get(f"/api/rooms/{room}/record", params={"format": "sgf"})
+    assert sgf.status_code == 200 and "GM[4]" in sgf.text
+    assert server.http.get(f"/api/rooms/{room}/record", params={"format": "ggf"}).status_code == 400
     scores = server.http.get(f"/api/rooms/{room}/evaluation", timeout=60).json()["scores"]
     assert len(scores) == 4
     analysis = server.http.post(
