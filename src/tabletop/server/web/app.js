@@ -206,6 +206,17 @@ function seatConnected(color) {
   return !seat || typeof seat === "string" || seat.connected !== false;
 }
 
+/** The seat that must act: the side to move, or during a swap opening the seat
+ * placing the opening stones (of either colour) or making the choice. */
+function actorOf(room) {
+  if (!room || room.outcome) return null;
+  return room.actor || room.turn || null;
+}
+
+function openingStage(room) {
+  return room && room.opening && room.opening.stage !== "done" ? room.opening.stage : null;
+}
+
 function isComputer(color) {
   return seatKind(color) !== "human";
 }
@@ -311,6 +322,7 @@ function refreshSoon() {
 function onFrame(frame) {
   switch (frame.type) {
     case "state":
+      adoptSeats(frame.you);
       setRoom(frame.state || frame.room || frame);
       break;
     case "event":
@@ -340,6 +352,16 @@ function onFrame(frame) {
   }
 }
 
+/** The server names the seats this connection holds; after a colour swap a single
+ * token may now play the other colour. */
+function adoptSeats(you) {
+  const tokens = Object.values(game.seat.tokens || {});
+  if (!Array.isArray(you) || you.length !== 1 || tokens.length !== 1) return;
+  if (game.seat.tokens[you[0]]) return;
+  game.seat.tokens = { [you[0]]: tokens[0] };
+  saveSeat(game.id, game.seat);
+}
+
 function onError(frame) {
   if (frame.code === "unknown_room") {
     game.conn.close(); // reconnecting cannot bring back a room the server does not know
@@ -367,6 +389,8 @@ function onEvent(event, version) {
       break;
     case "turn_changed":
       room.turn = event.turn ?? room.turn;
+      room.actor = event.actor ?? null;
+      if ("opening" in event) room.opening = event.opening;
       if (event.legal) room.legal = event.legal;
       if ("forbidden" in event) room.forbidden = event.forbidden;
       else if (room.game === "gomoku") refreshSoon(); // forbidden points change with every stone
@@ -408,6 +432,18 @@ function onEvent(event, version) {
       game.thinking = event.color || room.turn;
       render();
       break;
+    case "colors_chosen":
+      say(event.swapped ? `${colorName(event.color)} takes ${event.choice}: the players swap colours.`
+        : `${colorName(event.color)} keeps ${event.choice}.`, 6000, "info");
+      // the seats may have changed hands: start over from a full state, which names ours
+      if (event.swapped) game.conn.restart();
+      else refreshSoon();
+      break;
+    case "opening_started":
+    case "opening_choice_required":
+    case "opening_choice_made":
+      refreshSoon();
+      break;
     case "rematch_offered":
       askOrWait(event.color, "rematch");
       break;
@@ -441,19 +477,22 @@ function movePlayed(event) {
   game.best = null;
   game.thinking = null;
   game.flips = new Set();
+  // the stone's colour is the side to move in the position; during a swap opening
+  // one seat places stones of both colours, so event.color (the seat) may differ
+  const stone = game.pos.turn;
   if (event.move === "pass") {
     announcePass(event.color);
   } else {
     const at = squareAt(room.game, game.pos.height, event.move);
-    if (at) game.pos.cells[at.row][at.col] = event.color;
+    if (at) game.pos.cells[at.row][at.col] = stone;
     for (const name of event.flips || []) {
       const f = squareAt(room.game, game.pos.height, name);
-      if (f) game.pos.cells[f.row][f.col] = event.color;
+      if (f) game.pos.cells[f.row][f.col] = stone;
     }
     game.flips = new Set(event.flips || []);
     game.last = event.move;
   }
-  game.pos.turn = event.color === "black" ? "white" : "black";
+  game.pos.turn = stone === "black" ? "white" : "black";
   room.position = positionText(game.pos);
   game.positions.set(room.moves.length, room.position);
   if (event.position) room.position = event.position;
@@ -515,12 +554,13 @@ function refusal(name) {
   const room = game.room;
   if (room.outcome) return "The game is over.";
   if (!isPlayer()) return "You are watching this game.";
-  const turn = room.turn;
+  const turn = actorOf(room);
   if (!turn) return "Wait for the game to start.";
   if (!mine(turn)) {
     if (isComputer(turn)) return `Wait: the computer (${colorName(turn)}) is thinking.`;
     return `It is ${colorName(turn)}'s turn; wait for your opponent.`;
   }
+  if (openingStage(room) === "choose") return "First choose your colour (the buttons under the board).";
   const at = squareAt(room.game, game.pos.height, name);
   if (at && game.pos.cells[at.row][at.col]) {
     return `${name} is taken by ${colorName(game.pos.cells[at.row][at.col])}.`;
@@ -562,7 +602,8 @@ function render() {
   if (!room) return;
   const board = $("board");
   const hadFocus = board.contains(document.activeElement);
-  const legal = new Set(room.turn && mine(room.turn) ? room.legal || [] : []);
+  const actor = actorOf(room);
+  const legal = new Set(actor && mine(actor) ? room.legal || [] : []);
   const outcome = room.outcome;
   const svg = drawBoard({
     game: room.game,
@@ -614,8 +655,8 @@ function renderPlayers() {
     const count = panel.querySelector(".count");
     count.hidden = room.game !== "reversi";
     count.textContent = String(n[color]);
-    panel.classList.toggle("to-move", room.turn === color);
-    panel.setAttribute("aria-current", room.turn === color ? "true" : "false");
+    panel.classList.toggle("to-move", actorOf(room) === color);
+    panel.setAttribute("aria-current", actorOf(room) === color ? "true" : "false");
     panel.querySelector(".clock").hidden = !room.clocks;
   }
   tickClocks();
@@ -625,12 +666,21 @@ function renderStatus() {
   const room = game.room;
   let text;
   if (room.outcome) text = `Game over: ${resultWords(room.outcome).title}`;
-  else if (!room.turn) text = "Waiting for the game to start.";
+  else if (!actorOf(room)) text = "Waiting for the game to start.";
   else {
-    text = `${colorName(room.turn)} to move`;
-    if (game.thinking || (isComputer(room.turn) && !mine(room.turn))) text += " — the computer is thinking…";
-    else if (mine(room.turn) && !isLocal()) text += " — your turn";
-    else if (!mine(room.turn) && isPlayer() && !isLocal()) text += " — waiting for your opponent";
+    const actor = actorOf(room);
+    const stage = openingStage(room);
+    if (stage === "place") {
+      const left = room.opening.stones_left;
+      text = `Opening (${room.opening.rule}): ${colorName(actor)} places ${left} more stone${left === 1 ? "" : "s"}, next a ${room.turn} stone`;
+    } else if (stage === "choose") {
+      text = `Opening (${room.opening.rule}): ${colorName(actor)} chooses a colour`;
+    } else {
+      text = `${colorName(actor)} to move`;
+    }
+    if (game.thinking || (isComputer(actor) && !mine(actor))) text += " — the computer is thinking…";
+    else if (mine(actor) && !isLocal()) text += " — your turn";
+    else if (!mine(actor) && isPlayer() && !isLocal()) text += " — waiting for your opponent";
   }
   if (room.game === "reversi" && !room.outcome) {
     const n = counts();
@@ -685,7 +735,20 @@ function renderSpecialMoves() {
   const box = $("special-moves");
   box.textContent = "";
   const room = game.room;
-  if (!room.turn || !mine(room.turn)) return;
+  const actor = actorOf(room);
+  if (!actor || !mine(actor)) return;
+  if (openingStage(room) === "choose") {
+    const words = { black: "Play Black", white: "Play White", place: "Place two more stones" };
+    for (const choice of room.opening.options || []) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "primary";
+      button.textContent = words[choice] || choice;
+      button.addEventListener("click", () => game.conn.send({ type: "choose", choice }));
+      box.append(button);
+    }
+    return;
+  }
   for (const move of room.legal || []) {
     if (SQUARE.test(move)) continue;
     const button = document.createElement("button");
@@ -703,7 +766,7 @@ function tickClocks() {
   for (const color of COLORS) {
     let left = room.clocks[color];
     if (typeof left !== "number") continue;
-    if (room.turn === color && !room.outcome) left = Math.max(0, left - elapsed);
+    if (actorOf(room) === color) left = Math.max(0, left - elapsed);
     const el = $(`player-${color}`).querySelector(".clock");
     el.textContent = clockText(left);
     el.classList.toggle("low", left < 10);

@@ -162,6 +162,13 @@ export class RoomConnection {
     this.send({ type: "move", move: last.text, seq: last.seq });
   }
 
+  /** Reconnect without "since", so the server sends a full state. */
+  restart() {
+    this.opened = false;
+    if (this.socket) this.socket.close();
+    else this.open();
+  }
+
   /** Drop the socket as a network failure would (used to test reconnection). */
   drop() {
     if (this.socket) this.socket.close();
