@@ -582,6 +582,12 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         for p in (host, guest, watcher):
             p.wait_for_function("() => window.tabletop.room.moves.length === 4")
         assert labels(watcher)["h10"] == "h10, empty"
+        # a draw offer the other side declines changes nothing but says so
+        guest.get_by_role("button", name="Offer draw").click()
+        expect(host.locator("#request-text")).to_contain_text("White asks to agree a draw")
+        host.get_by_role("button", name="Decline").click()
+        expect(guest.locator("#message")).to_contain_text("Draw declined")
+        assert room(host)["outcome"] is None
 
         for black, white in (("h10", "i11"), ("h11", "i12")):
             play(host, black)
