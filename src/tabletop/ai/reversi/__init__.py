@@ -23,18 +23,19 @@ __all__ = ["LEVELS", "EnginePlayer", "analyse", "level_player"]
 def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
     """A score for every legal move (disc difference from the mover's side, exact when solved),
     the principal variation, depth and nodes.  Default limit: one second."""
-    from tabletop.ai.reversi.levels import analysis_of, shared_searcher, sides
+    from tabletop.ai.reversi.levels import analysis_lock, analysis_of, shared_searcher, sides
 
     player, opponent = sides(board)
     limit = limit or Limit(seconds=1.0)
     searcher = shared_searcher()
-    result = searcher.search(
-        player,
-        opponent,
-        depth=limit.depth,
-        seconds=limit.seconds,
-        nodes=limit.nodes,
-        exact_empties=20 if limit.depth is None else min(20, limit.depth),
-        all_moves=True,
-    )
+    with analysis_lock:  # one searcher, one search at a time (its tables and stop flag are shared)
+        result = searcher.search(
+            player,
+            opponent,
+            depth=limit.depth,
+            seconds=limit.seconds,
+            nodes=limit.nodes,
+            exact_empties=20 if limit.depth is None else min(20, limit.depth),
+            all_moves=True,
+        )
     return analysis_of(board, result)

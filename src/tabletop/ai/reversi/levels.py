@@ -17,7 +17,16 @@ from tabletop.ai.base import Analysis, Limit, MoveScore, Player
 from tabletop.ai.reversi.search import Searcher, SearchResult, time_for_move
 from tabletop.games.core import PASS, BaseBoard, Color, Move
 
-__all__ = ["LEVELS", "EnginePlayer", "Level", "analysis_of", "level_player", "shared_searcher", "sides"]
+__all__ = [
+    "LEVELS",
+    "EnginePlayer",
+    "Level",
+    "analysis_lock",
+    "analysis_of",
+    "level_player",
+    "shared_searcher",
+    "sides",
+]
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,7 @@ def _pv_moves(board: BaseBoard, pv: list[int]) -> list[Move]:
 
 _shared: Searcher | None = None
 _shared_lock = threading.Lock()
+analysis_lock = threading.Lock()
 
 
 def shared_searcher() -> Searcher:
