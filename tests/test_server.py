@@ -465,6 +465,20 @@ def test_a_computers_thinking_time_is_charged_to_its_own_clock(server: Server) -
         sock.close()
 
 
+def test_a_correspondence_clock_gives_days_per_move(server: Server) -> None:
+    room, black, white = online_room(server, clock={"days": 2})
+    clocks = state(server, room)["clocks"]
+    assert 2 * 86400 - 60 < clocks["black"] <= 2 * 86400 and clocks["white"] == 2 * 86400
+    sock = server.ws(room)
+    try:
+        sock.hello(black)
+        sock.send({"type": "move", "move": "b2", "seq": 1})
+        sock.ack(1)
+        assert state(server, room)["clocks"]["black"] == 2 * 86400  # a fresh allowance for the next move
+    finally:
+        sock.close()
+
+
 def test_renju_state_names_blacks_forbidden_points(server: Server) -> None:
     data = server.http.post(
         "/api/rooms", json={"game": "gomoku", "mode": "local", "options": {"rule": "renju"}}
