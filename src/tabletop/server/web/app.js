@@ -473,6 +473,7 @@ function onEvent(event, version) {
 function movePlayed(event) {
   const room = game.room;
   room.moves = [...(room.moves || []), event.move];
+  room.legal = []; // until the turn_changed that follows says what may be played next
   game.hints = new Map();
   game.best = null;
   game.thinking = null;
