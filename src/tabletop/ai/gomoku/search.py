@@ -180,8 +180,8 @@ class Searcher:
                         alpha = score
                         best_line = [m, *line]
             except _Timeout:
-                if scores and alpha > result.score and result.depth > 0:
-                    # a move better than the last full iteration's best, found before time ran out
+                # only completed iterations count: a part of a deeper one compares badly with them
+                if result.depth == 0 and scores:
                     result.best, result.score, result.pv = best_line[0], alpha, best_line
                 break
             scores.sort(key=lambda t: -t[1])
