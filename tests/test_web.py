@@ -869,3 +869,26 @@ def test_the_browser_board_is_a_faithful_twin_of_the_library_picture(
         return picture
 
     assert norm(drawn) == norm(expected)
+
+
+def test_a_listed_room_shows_in_the_lobby_and_join_takes_the_free_seat(
+    browser: Browser, base_url: str
+) -> None:
+    created = _create_room(
+        base_url,
+        {"game": "tictactoe", "mode": "online", "listed": True, "as": "black"},
+    )
+    ctx = browser.new_context()
+    ctx.set_default_timeout(STEP_TIMEOUT_MS)
+    try:
+        page = ctx.new_page()
+        page.goto(base_url + "/")
+        join = page.get_by_role("button", name=f"Join Tic-tac-toe game {created['room']}")
+        expect(join).to_be_visible()
+        join.click()
+        page.wait_for_url(f"**/play/{created['room']}")
+        wait_ready(page)
+        assert my_colors(page) == ["white"]
+        expect(page.locator("#status")).to_contain_text("waiting for your opponent")
+    finally:
+        ctx.close()
