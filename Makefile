@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup run test lint typecheck unit browser-deps bench clean
+.PHONY: setup run test lint typecheck unit system-deps bench clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,11 +24,17 @@ setup: $(STAMP)
 run: setup
 	$(BIN)/tabletop serve --host $(HOST) --port $(PORT) --open
 
-## Debian's chromium for the browser tests (never a downloaded browser)
-browser-deps:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  echo "installing Debian's chromium for the browser tests"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+## Debian packages the tests need, installed when missing: chromium for the browser tests
+## (never a downloaded browser), redis-server and postgresql for the scale-out and database tests
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
@@ -37,10 +43,10 @@ typecheck: setup
 	$(BIN)/mypy src
 
 unit: setup
-	$(BIN)/pytest -q -n 2 --dist loadgroup
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 ## make test: set up, install what the tests need, run linters and every test
-test: setup browser-deps lint typecheck unit
+test: setup system-deps lint typecheck unit
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -186,6 +186,10 @@ class Match:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
+    def unsubscribe_all(self) -> None:
+        """Drop every listener (a server handing the match to a new room object)."""
+        self._listeners.clear()
+
     def _emit(self, kind: str, **data: Any) -> Event:
         ev = Event(kind, len(self.events) + 1, data)
         self.events.append(ev)
