@@ -275,3 +275,15 @@ def test_manager_tolerates_rapfi_deviations(fake: str) -> None:
 def test_manager_reports_a_missing_program() -> None:
     with pytest.raises(GomocupError, match="cannot start"):
         GomocupPlayer("/nonexistent/pbrain-nothing").choose(gomoku(15))
+
+
+def test_manager_sends_a_set_up_position_as_board() -> None:
+    text = "/".join(["-" * 9] * 3 + ["---XO----", "----X----", "---O-----"] + ["-" * 9] * 3) + " O"
+    board = gomoku(9, position=text)
+    assert not board.move_stack
+    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 3") as external:
+        move = external.choose(board, Limit(seconds=2))
+        assert board.is_legal(move)
+        board.push(move)
+        board.push(level_player(3).choose(board))
+        assert board.is_legal(external.choose(board.copy(), Limit(seconds=2)))  # and again, after RESTART

@@ -551,24 +551,30 @@ class GomocupPlayer:
         self._send("INFO timeout_match 0")
         self._send(f"INFO time_left {UNLIMITED}")
         stack = [m for m in board.move_stack if not m.is_pass]
+        stones = [(c, r) for c, r in board.squares() if board.piece_at(c, r) is not None]
+        set_up = len(stones) != len(stack)
+        if set_up:
+            # a set-up position (no move history): send its stones, Black and White alternating
+            blacks = [board.move_at(c, r) for c, r in stones if board.piece_at(c, r) is BLACK]
+            whites = [board.move_at(c, r) for c, r in stones if board.piece_at(c, r) is not BLACK]
+            stack = [m for pair in zip(blacks, whites) for m in pair] + blacks[len(whites):] + whites[len(blacks):]
         deadline = time.monotonic() + seconds + self.reply_grace
         if not stack:
             if self._known:
                 self._restart(deadline)
             command = "BEGIN"
             self._send(command)
-        elif len(stack) == len(self._known) + 1 and stack[:-1] == self._known:
+        elif not set_up and len(stack) == len(self._known) + 1 and stack[:-1] == self._known:
             last = stack[-1]
             command = "TURN"
             self._send(f"TURN {last.col},{last.row}")
         else:
-            if self._known:
+            if self._known or set_up:
                 self._restart(deadline)
             command = "BOARD"
-            own_parity = len(stack) % 2  # the side to move played the moves of this parity
             self._send("BOARD")
-            for i, m in enumerate(stack):
-                self._send(f"{m.col},{m.row},{1 if i % 2 == own_parity else 2}")
+            for m in stack:  # 1 = the side to move's stone, 2 = the other side's
+                self._send(f"{m.col},{m.row},{1 if board.piece_at(m.col, m.row) is board.turn else 2}")
             self._send("DONE")
         reply = self._reply(deadline, command)
         move = self._parse_move(board, reply, command)
