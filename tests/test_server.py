@@ -36,17 +36,19 @@ def free_port() -> int:
 class Server:
     """A ``tabletop serve`` process on a free port."""
 
-    def __init__(self, database: Path, *extra: str) -> None:
+    def __init__(self, database: Path | str, *extra: str) -> None:
+        """``database``: a SQLite file, or a database URL (``postgresql://...``)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.database = database
+        url = database if isinstance(database, str) else f"sqlite:///{database}"
         command = [
             str(Path(sys.executable).with_name("tabletop")),
             "serve",
             "--port",
             str(self.port),
             "--database",
-            f"sqlite:///{database}",
+            url,
             *extra,
         ]
         self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from tabletop.server.app import create_app
-    from tabletop.server.settings import Settings, default_database_url
+    from tabletop.server.settings import Settings, database_url, default_database_url
 
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port {args.port} is not a port number (0..65535)")
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         import sqlalchemy
 
         sqlalchemy.engine.make_url(database)
-        sqlalchemy.create_engine(database).dispose()  # loads the driver: a missing one is named now
+        sqlalchemy.create_engine(database_url(database)).dispose()  # loads the driver: a missing one is named now
     except Exception as exc:  # noqa: BLE001 - reported as one line
         raise CliError(f"--database {database!r}: {exc}") from None
     settings = Settings(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Settings", "default_database_url"]
+__all__ = ["Settings", "database_url", "default_database_url"]
 
 
 def default_database_url() -> str:
@@ -19,6 +19,17 @@ def default_database_url() -> str:
     folder = Path(platformdirs.user_data_dir("tabletop", appauthor=False))
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'tabletop.db'}"
+
+
+def database_url(url: str) -> str:
+    """``url`` with the SQLAlchemy driver this project installs: a plain
+    ``postgresql://`` (or ``postgres://``) URL means psycopg 3, whose dialect
+    SQLAlchemy calls ``postgresql+psycopg`` (its bare default, psycopg2, is not
+    installed).  Other URLs are returned unchanged."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
 
 
 @dataclass

@@ -65,7 +65,8 @@ seats_table = sa.Table(
     sa.Column("color", sa.String(8), primary_key=True),
     sa.Column("kind", sa.String(200), nullable=False),
     sa.Column("token_hash", sa.String(64), nullable=True),
-    sa.Column("last_seq", sa.Integer, nullable=False, default=0),
+    # a client's seq may be up to 2**62 (models.MoveFrame): 64 bits, also on PostgreSQL
+    sa.Column("last_seq", sa.BigInteger, nullable=False, default=0),
 )
 
 actions_table = sa.Table(
@@ -398,6 +399,9 @@ def _room(row: Any) -> RoomRecord:
 
 
 def _engine(url: str, synchronous: str) -> Engine:
+    from tabletop.server.settings import database_url
+
+    url = database_url(url)
     if not url.startswith("sqlite"):
         return sa.create_engine(url, pool_pre_ping=True)
     if url in ("sqlite://", "sqlite:///:memory:"):
