@@ -535,6 +535,43 @@ def test_records_analysis_evaluation_and_hints(server: Server) -> None:
     assert bad.status_code == 400
 
 
+@pytest.mark.parametrize("size", [6, 10])
+def test_hints_evaluation_and_analysis_on_reversi_boards_the_engine_may_not_play(
+    server: Server, size: int
+) -> None:
+    data = server.http.post(
+        "/api/rooms", json={"game": "reversi", "options": {"size": size}, "mode": "local"}
+    ).json()
+    sock = server.ws(data["room"])
+    try:
+        first = sock.hello(*data["tokens"].values())["legal"][0]
+        sock.send({"type": "move", "move": first, "seq": 1})
+        sock.ack(1)
+        sock.send({"type": "hint"})
+        answer = sock.until(lambda f: f["type"] in ("hint", "error"), timeout=30)
+        if answer["type"] == "error":  # no engine for this size: a clear refusal
+            assert answer["code"] == "no_analysis" and answer["message"]
+        else:  # a generic search answers
+            assert answer["analysis"]["scores"]
+        sock.send({"type": "ping"})  # the socket is still open and answering
+        sock.until(lambda f: f["type"] == "pong")
+    finally:
+        sock.close()
+    evaluation = server.http.get(f"/api/rooms/{data['room']}/evaluation", timeout=60)
+    assert evaluation.status_code == 200
+    assert len(evaluation.json()["scores"]) == 2  # one per ply, null where the engine gave none
+    analysis = server.http.post(
+        "/api/analyse",
+        json={"game": "reversi", "options": {"size": size}, "moves": [first], "seconds": 0.1},
+        timeout=30,
+    )
+    if analysis.status_code == 200:
+        assert analysis.json()["scores"]
+    else:
+        assert analysis.status_code == 422 and analysis.json()["code"] == "no_analysis"
+    assert state(server, data["room"])["moves"] == [first]
+
+
 # -- bad frames ----------------------------------------------------------------------------------------------
 
 

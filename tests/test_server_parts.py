@@ -179,3 +179,31 @@ def test_load_benchmark_plays_games_and_reports_latency_memory_and_errors() -> N
         [tabletop, "bench", "server", "--games", "0"], capture_output=True, text=True, timeout=60
     )
     assert bad.returncode == 2 and "--games" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_any_failure_while_answering_a_frame_is_an_error_frame_and_the_socket_stays_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from tabletop.server.app import create_app
+    from tabletop.server.rooms import Room
+    from tabletop.server.settings import Settings
+
+    async def broken_hint(self: Room, seconds: float = 1.0) -> dict[str, Any]:
+        raise RuntimeError("the analysis process died")
+
+    monkeypatch.setattr(Room, "hint", broken_hint)
+    with TestClient(create_app(Settings(workers=1))) as client:
+        created = client.post("/api/rooms", json={"game": "tictactoe", "mode": "local"}).json()
+        with client.websocket_connect(f"/api/rooms/{created['room']}/ws") as ws:
+            ws.send_json({"type": "hello", "tokens": list(created["tokens"].values())})
+            assert ws.receive_json()["type"] == "state"
+            ws.send_json({"type": "hint"})
+            error = ws.receive_json()
+            while error["type"] != "error":
+                error = ws.receive_json()
+            assert error["code"] == "server_error" and "analysis process died" in error["message"]
+            ws.send_json({"type": "move", "move": "b2", "seq": 1})  # the room goes on
+            assert ws.receive_json() == {"type": "ack", "seq": 1}
+        assert client.get(f"/api/rooms/{created['room']}").json()["moves"] == ["b2"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator
@@ -41,9 +42,11 @@ from tabletop.server.records import record_text
 from tabletop.server.rooms import Client, Room, RoomError, RoomHub, frame
 from tabletop.server.settings import Settings
 from tabletop.server.store import SqlStore
-from tabletop.server.workers import Pool, analyse_job, evaluate_job
+from tabletop.server.workers import AnalysisUnavailable, Pool, analyse_job, evaluate_job
 
 __all__ = ["create_app"]
+
+log = logging.getLogger("tabletop.server")
 
 WEB = Path(__file__).with_name("web")
 EXTERNAL_ENGINES = ("gomocup:", "nboard:")
@@ -194,9 +197,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if len(cache) > 1000:
                 cache.clear()  # a simple bound: evaluations are cheap to redo
             seconds = 0.05 if room.record.game != "tictactoe" else 0.01
-            cache[key] = await hub().pool.run(
-                evaluate_job, room.record.game, room.record.options, room.record.position, moves, seconds
-            )
+            try:
+                cache[key] = await hub().pool.run(
+                    evaluate_job, room.record.game, room.record.options, room.record.position, moves, seconds
+                )
+            except Exception as exc:  # noqa: BLE001 - a failing engine is a clear error, never a 500
+                log.warning("room %s: evaluation failed: %s", room_id, exc)
+                raise RoomError("engine_failed", f"the evaluation failed: {exc}", 503) from None
         return {"scores": cache[key]}
 
     @app.post("/api/analyse")
@@ -206,8 +213,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             result: dict[str, Any] = await hub().pool.run(
                 analyse_job, body.game, body.options, body.position, body.moves, body.seconds
             )
+        except AnalysisUnavailable as exc:
+            raise RoomError("no_analysis", str(exc), 422) from None
         except ValueError as exc:
             raise RoomError("bad_position", str(exc), 400) from None
+        except Exception as exc:  # noqa: BLE001 - a failing engine is a clear error, never a 500
+            log.warning("analysis failed: %s", exc)
+            raise RoomError("engine_failed", f"the analysis failed: {exc}", 503) from None
         return result
 
     # -- websocket ---------------------------------------------------------------------------------------------
@@ -314,7 +326,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     client.send(frame("pong"))
                 elif parsed.type == "hint":
                     room.actor(client)
-                    client.send(frame("hint", analysis=await room.hint()))
+                    try:
+                        analysis = await room.hint()
+                    except AnalysisUnavailable as exc:
+                        raise RoomError("no_analysis", str(exc), 422) from None
+                    client.send(frame("hint", analysis=analysis))
                 elif parsed.type == "rematch":
                     await room.rematch(client)
                 else:
@@ -323,6 +339,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await room.request(client, parsed.type, parsed.accept)
         except RoomError as exc:
             client.send(frame("error", code=exc.code, message=str(exc), seq=seq))
+        except Exception as exc:  # noqa: BLE001 - any failure answers the frame; the socket stays open
+            log.exception("room %s: a %s frame failed", room.id, parsed.type)
+            client.send(
+                frame(
+                    "error", code="server_error", message=f"the {parsed.type} request failed: {exc}", seq=seq
+                )
+            )
 
     # -- the web app ----------------------------------------------------------------------------------------------
     @app.get("/", include_in_schema=False)

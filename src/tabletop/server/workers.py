@@ -13,7 +13,23 @@ import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
-__all__ = ["Pool", "analyse_job", "choose_job", "evaluate_job"]
+__all__ = ["AnalysisUnavailable", "Pool", "analyse_job", "choose_job", "evaluate_job"]
+
+
+class AnalysisUnavailable(ValueError):
+    """The engine cannot analyse this position (a board size it does not play, say).
+
+    Distinct from a bad position (a plain ``ValueError``) so the server can say
+    which of the two went wrong; defined here so it crosses the process pool."""
+
+
+def _analyse(board: Any, seconds: float) -> Any:
+    from tabletop.ai import Limit, analyse
+
+    try:
+        return analyse(board, Limit(seconds=seconds))
+    except (ValueError, NotImplementedError) as exc:
+        raise AnalysisUnavailable(f"no analysis for this position: {exc}") from None
 
 
 def _board(game: str, options: dict[str, Any], position: str | None, moves: list[str]) -> Any:
@@ -37,21 +53,21 @@ def choose_job(game: str, options: dict[str, Any], position: str | None, moves: 
 def analyse_job(
     game: str, options: dict[str, Any], position: str | None, moves: list[str], seconds: float
 ) -> dict[str, object]:
-    """The engine's analysis of the position after ``moves``."""
-    from tabletop.ai import Limit, analyse
-
+    """The engine's analysis of the position after ``moves``: ``ValueError`` for a
+    bad position or move, :class:`AnalysisUnavailable` when no engine can analyse it."""
     board = _board(game, options, position, moves)
     if board.is_game_over():
         return {"scores": [], "pv": [], "depth": 0, "nodes": 0, "seconds": 0.0, "forced_win": None}
-    return analyse(board, Limit(seconds=seconds)).to_dict()
+    result: dict[str, object] = _analyse(board, seconds).to_dict()
+    return result
 
 
 def evaluate_job(
     game: str, options: dict[str, Any], position: str | None, moves: list[str], seconds: float
 ) -> list[float | None]:
     """A score for every ply (0 = start) from Black's side: the best move's score
-    for the side to move, or the result once the game is over."""
-    from tabletop.ai import Limit, analyse
+    for the side to move, or the result once the game is over; ``None`` where the
+    engine gave none (or cannot analyse the board at all)."""
     from tabletop.games.core import BLACK
 
     board = _board(game, options, position, [])
@@ -64,8 +80,11 @@ def evaluate_job(
                 float(black - white) if game == "reversi" else float((black > white) - (white > black))
             )
         else:
-            analysis = analyse(board, Limit(seconds=seconds))
-            best = analysis.scores[0].score if analysis.scores else None
+            try:
+                analysis = _analyse(board, seconds)
+                best = analysis.scores[0].score if analysis.scores else None
+            except AnalysisUnavailable:
+                best = None
             scores.append(None if best is None else (best if board.turn is BLACK else -best))
         if i < len(moves):
             board.push(board.parse_move(moves[i]))
