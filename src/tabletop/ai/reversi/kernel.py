@@ -505,7 +505,7 @@ def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool
 
 SMALL_EMPTIES = 6
 EVAL_ORDER_EMPTIES = 12
-EVAL_ORDER_WEIGHT = 4
+EVAL_ORDER_WEIGHT = 1
 
 
 @njit(
