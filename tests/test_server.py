@@ -678,3 +678,76 @@ def test_a_swap_opening_lets_the_second_player_take_black_and_the_tokens_follow(
     finally:
         a.close()
         b.close()
+
+
+def test_a_hot_seat_swap2_opening_is_played_over_the_websocket(server: Server) -> None:
+    data = server.http.post(
+        "/api/rooms", json={"game": "gomoku", "mode": "local", "options": {"opening": "swap2"}}
+    ).json()
+    room = data["room"]
+    sock = server.ws(room)
+    try:
+        start = sock.hello(*data["tokens"].values())
+        assert start["actor"] == "black" and start["opening"]["stage"] == "place"
+        for seq, stone in enumerate(["h8", "h9", "i8"], start=1):  # the opener: three stones
+            sock.send({"type": "move", "move": stone, "seq": seq})
+            sock.ack(seq)
+        asked = sock.event("opening_choice_required")["event"]
+        assert asked["color"] == "white" and asked["options"] == ["black", "white", "place"]
+        sock.send({"type": "move", "move": "k8", "seq": 4})  # no stone before the choice
+        assert sock.until(lambda f: f["type"] == "error")["code"] == "choice_required"
+        sock.send({"type": "choose", "choice": "place"})  # the second seat: two more stones
+        assert sock.event("opening_choice_made")["event"]["choice"] == "place"
+        assert state(server, room)["actor"] == "white"
+        for seq, stone in [(5, "j8"), (6, "j9")]:
+            sock.send({"type": "move", "move": stone, "seq": seq})
+            sock.ack(seq)
+        asked = sock.event("opening_choice_required")["event"]
+        assert asked["color"] == "black" and asked["options"] == ["black", "white"]
+        sock.send({"type": "choose", "choice": "white"})  # the opener takes White: the seats swap
+        assert sock.event("colors_chosen")["event"]["swapped"] is True
+        after = state(server, room)
+        assert after["moves"] == ["h8", "h9", "i8", "j8", "j9"]
+        assert after["opening"]["stage"] == "done" and after["turn"] == after["actor"] == "white"
+        sock.send({"type": "move", "move": "k8", "seq": 7})
+        sock.ack(7)
+        assert sock.event("move_played")["event"]["color"] == "white"
+    finally:
+        sock.close()
+    assert state(server, room)["moves"][-1] == "k8"
+
+
+def test_a_computer_opener_places_the_swap2_stones_and_plays_on_after_the_choice(server: Server) -> None:
+    data = server.http.post(
+        "/api/rooms",
+        json={"game": "gomoku", "options": {"opening": "swap2"}, "seats": {"black": "random"}, "as": "white"},
+    ).json()
+    room = data["room"]
+    sock = server.ws(room)
+    try:
+        assert sock.hello(data["tokens"]["white"])["you"] == ["white"]
+        asked = sock.event("opening_choice_required")["event"]  # after the computer's three stones
+        assert asked["color"] == "white"
+        placed = [
+            f["event"] for f in sock.seen if f["type"] == "event" and f["event"]["kind"] == "move_played"
+        ]
+        opening = state(server, room)
+        assert len(opening["moves"]) == 3 and opening["actor"] == "white" and opening["turn"] == "white"
+        assert all(e["color"] == "black" for e in placed)  # the opener's seat put down both colours
+        sock.send({"type": "choose", "choice": "black"})  # take Black: the computer is White now
+        assert sock.event("colors_chosen")["event"]["swapped"] is True
+        reply = sock.event("move_played")["event"]  # the computer, now White, moves on its own
+        assert reply["color"] == "white"
+        assert sock.event("turn_changed")["event"]["turn"] == "black"
+        now = state(server, room)
+        assert now["seats"]["white"]["kind"] == "random" and now["seats"]["black"]["kind"] == "human"
+        move = next(m for m in now["legal"])
+        sock.send({"type": "move", "move": move, "seq": 1})  # the token now plays Black
+        sock.ack(1)
+    finally:
+        sock.close()
+    again = server.ws(room)
+    try:
+        assert again.hello(data["tokens"]["white"])["you"] == ["black"]
+    finally:
+        again.close()

@@ -269,6 +269,13 @@ class Room:
         await self.hub.bus.publish(self.id, frame("watchers", count=self.watchers(), seats=seats))
 
     # -- requests ------------------------------------------------------------------------------------------
+    def acting(self) -> Color:
+        """The seat that must act: :attr:`Match.actor` (during an opening the seat
+        placing stones or choosing, which may differ from the board's side to move),
+        else the board's side to move.  ``Color.BLACK`` is 0, so never ``actor or ...``."""
+        actor = self.match.actor
+        return self.match.board.turn if actor is None else actor
+
     def actor(self, client: Client, *, to_move: bool = False, answering: Color | None = None) -> Color:
         """The seat a request speaks for: the client's only seat, or for a hot-seat
         client the side to move (``to_move``) or the side answering ``answering``."""
@@ -279,7 +286,7 @@ class Room:
             return next(iter(colors))
         if answering is not None:
             return answering.other
-        turn = self.match.actor or self.match.board.turn  # during an opening: the seat that acts
+        turn = self.acting()
         if to_move or turn in colors:
             return turn
         return next(iter(colors))
@@ -399,7 +406,7 @@ class Room:
 
     async def _think(self) -> None:
         m = self.match
-        color = m.actor or m.board.turn  # during an opening, the seat placing the stones
+        color = self.acting()
         version = m.version
         spec = m.seats[color].kind
         self.thinking = color
@@ -591,8 +598,12 @@ class RoomHub:
         # the fresh Match keeps its own clock source; its events now annotate this room
         room.match, room.time, room.extra = fresh.match, fresh.time, fresh.extra
         room.actions, room.seats, room.record = fresh.actions, fresh.seats, fresh.record
+        if fresh.swapped != room.swapped:
+            # another process saw the opening's colour swap: this room's sockets follow it too
+            for client in room.clients:
+                client.tokens = {c.other: t for c, t in client.tokens.items()}
         room.swapped = fresh.swapped
-        room.match._listeners.clear()  # Match has no public way to list its subscribers
+        room.match.unsubscribe_all()  # the fresh Room built for the replay must not annotate
         room.match.subscribe(room._annotate)
         room.after_change()
 
