@@ -751,3 +751,47 @@ def test_a_computer_opener_places_the_swap2_stones_and_plays_on_after_the_choice
         assert again.hello(data["tokens"]["white"])["you"] == ["black"]
     finally:
         again.close()
+
+
+RECORD_GAMES = {
+    "reversi": (["f5", "d6", "c3", "d3"], ["transcript", "ggf", "sgf", "obf"], ["psq"]),
+    "gomoku": (["h8", "h9", "i8", "i9"], ["transcript", "sgf", "psq"], ["ggf", "obf"]),
+    "tictactoe": (["b2", "a1", "c3"], ["transcript"], ["sgf", "ggf", "psq", "obf"]),
+}
+
+
+@pytest.mark.parametrize("game", sorted(RECORD_GAMES))
+def test_every_record_format_that_fits_the_game_reads_back_as_the_rooms_game(
+    server: Server, game: str
+) -> None:
+    from tabletop import records
+
+    moves, fitting, unfit = RECORD_GAMES[game]
+    data = server.http.post("/api/rooms", json={"game": game, "mode": "local"}).json()
+    room = data["room"]
+    sock = server.ws(room)
+    try:
+        sock.hello(*data["tokens"].values())
+        for seq, move in enumerate(moves, start=1):
+            sock.send({"type": "move", "move": move, "seq": seq})
+            sock.ack(seq)
+        sock.send({"type": "resign"})  # the side to move resigns: the record says so
+        sock.event("game_ended")
+    finally:
+        sock.close()
+    final = state(server, room)
+    loser = "black" if len(moves) % 2 == 0 else "white"
+    for fmt in fitting:
+        reply = server.http.get(f"/api/rooms/{room}/record", params={"format": fmt})
+        assert reply.status_code == 200, (fmt, reply.text)
+        assert f'filename="{room}.{fmt}"' in reply.headers["content-disposition"]
+        (record,) = records.read(reply.text, fmt, game=game)
+        if fmt == "obf":  # a position, not a game: the position after the moves
+            assert record.board().to_text() == final["position"]
+        else:
+            assert record.moves == moves, fmt
+        if fmt in ("sgf", "ggf"):
+            assert record.result == ("W+R" if loser == "black" else "B+R"), fmt
+    for fmt in [*unfit, "pgn"]:
+        refused = server.http.get(f"/api/rooms/{room}/record", params={"format": fmt})
+        assert refused.status_code == 400 and refused.json()["code"] == "bad_format", fmt
