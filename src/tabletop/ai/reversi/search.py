@@ -22,6 +22,8 @@ from tabletop.ai.reversi.eval import default_weights
 __all__ = ["RootScore", "SearchResult", "Searcher", "square_name", "time_for_move"]
 
 DEFAULT_TT_MEGABYTES = 32.0
+ASPIRATION = 4  # discs either side of the midgame estimate for the first exact search
+ORDERING_DEPTH = 8  # midgame plies that order the root moves before an exact solve
 
 
 def square_name(sq: int) -> str:
@@ -159,7 +161,7 @@ class Searcher:
         self, player: int, opponent: int, *, all_moves: bool = False, seconds: float | None = None
     ) -> SearchResult:
         """The exact result (disc difference, empties to the winner) and a best move."""
-        return self.search(player, opponent, depth=0, seconds=seconds, exact_empties=64, all_moves=all_moves)
+        return self.search(player, opponent, seconds=seconds, exact_empties=64, all_moves=all_moves)
 
     def _search(
         self,
@@ -183,7 +185,7 @@ class Searcher:
         solve = empties <= exact_empties
         if solve:
             # A shallow pass only orders the root moves for the solver.
-            max_depth = min(max_depth, 6 if empties > 14 else 2 if empties > 8 else 0)
+            max_depth = min(max_depth, ORDERING_DEPTH if empties > 14 else 2 if empties > 8 else 0)
         result = SearchResult(best=moves[0], scores=[RootScore(sq, 0.0, False) for sq in moves])
         order = list(moves)
         for d in range(1, max_depth + 1):
@@ -199,7 +201,8 @@ class Searcher:
             if seconds is not None and time.perf_counter() - start > 0.4 * seconds:
                 break  # the next iteration would not finish in time
         if solve and not self.stopped:
-            exact = self._solve_root(p, o, order, all_moves)
+            guess = int(round(result.scores[0].score)) if result.depth else None
+            exact = self._solve_root(p, o, order, all_moves, guess)
             if exact is not None:
                 order = sorted(exact, key=lambda sq: -exact[sq])
                 result = SearchResult(
@@ -234,13 +237,21 @@ class Searcher:
         return scores
 
     def _solve_root(
-        self, p: np.uint64, o: np.uint64, order: list[int], all_moves: bool
+        self, p: np.uint64, o: np.uint64, order: list[int], all_moves: bool, guess: int | None = None
     ) -> dict[int, int] | None:
         scores: dict[int, int] = {}
         best = -65
         args = (self.end_keys, self.end_vals, self._nodes, self._stop, self.scratch, self.weights)
         for i, sq in enumerate(order):
-            if all_moves or i == 0:
+            if i == 0 and not all_moves and guess is not None:
+                # Aspiration: a narrow window around the midgame estimate, widened on failure.
+                lo, hi = max(-64, guess - ASPIRATION), min(64, guess + ASPIRATION)
+                v = kernel.solve_root_move(p, o, sq, lo, hi, *args)
+                if v <= lo and not self._stop[0]:
+                    v = kernel.solve_root_move(p, o, sq, -64, v + 1, *args)
+                elif v >= hi and not self._stop[0]:
+                    v = kernel.solve_root_move(p, o, sq, v - 1, 64, *args)
+            elif all_moves or i == 0:
                 v = kernel.solve_root_move(p, o, sq, -64, 64, *args)
             else:
                 v = kernel.solve_root_move(p, o, sq, best, best + 1, *args)
