@@ -144,6 +144,23 @@ def test_serve_on_postgresql_migrates_plays_and_keeps_acknowledged_moves_after_k
             sock.send({"type": "move", "move": move, "seq": i + 1})
             sock.ack(i + 1)
             acknowledged.append(move)
+        # a swap opening whose colour choice swapped the seats: the tokens must follow after a restart
+        swap = first.http.post("/api/rooms", json={"game": "gomoku", "options": {"opening": "swap"}}).json()
+        swap_secret = swap["invite"].split("invite=")[1]
+        second_token = first.http.post(
+            f"/api/rooms/{swap['room']}/join", json={"invite": swap_secret}
+        ).json()["token"]
+        opener, chooser = first.ws(swap["room"]), first.ws(swap["room"])
+        opener.hello(swap["tokens"]["black"])
+        chooser.hello(second_token)
+        for seq, stone in enumerate(["h8", "h9", "i8"], start=1):
+            opener.send({"type": "move", "move": stone, "seq": seq})
+            opener.ack(seq)
+        chooser.event("opening_choice_required")
+        chooser.send({"type": "choose", "choice": "black"})
+        assert chooser.event("colors_chosen")["event"]["swapped"] is True
+        opener.send({"type": "move", "move": "j8", "seq": 4})  # the opener's token now plays White
+        opener.ack(4)
         relayed = [
             f["event"]["move"]
             for f in b.seen
@@ -167,6 +184,20 @@ def test_serve_on_postgresql_migrates_plays_and_keeps_acknowledged_moves_after_k
         c.ack(7)
         c.close()
         assert state(second, room)["moves"] == [*acknowledged, "k8"]
+        swapped = state(second, swap["room"])
+        assert swapped["moves"] == ["h8", "h9", "i8", "j8"] and swapped["turn"] == "black"
+        d = second.ws(swap["room"])
+        assert d.hello(second_token)["you"] == ["black"]
+        d.send({"type": "move", "move": "j8", "seq": 1})  # seq 1 of this seat was never used: a new move
+        assert d.error("illegal_move")  # j8 is taken; the game is the stored one
+        d.send({"type": "move", "move": "k8", "seq": 2})
+        d.ack(2)
+        d.close()
+        e = second.ws(swap["room"])
+        assert e.hello(swap["tokens"]["black"])["you"] == ["white"]
+        e.send({"type": "move", "move": "k9", "seq": 4})  # resent after the crash: known for this seat
+        assert e.until(lambda f: f["type"] == "ack")["duplicate"] is True
+        e.close()
     finally:
         second.stop()
 
