@@ -101,11 +101,15 @@ def test_two_stores_on_postgresql_cannot_both_store_the_same_action_number(postg
         await one.append("pg-r", [ActionRecord(1, "play", "black", "b2", 2.0)], seq=("black", 2**62))
         with pytest.raises(StoreConflict):
             await two.append("pg-r", [ActionRecord(1, "play", "black", "a1", 2.0)])
-        # a batch where one piece conflicts: the others still land (group commit)
-        await asyncio.gather(
+        # one group-committed batch where one piece conflicts: PostgreSQL aborts the whole
+        # transaction, and the store retries piece by piece so the others still land
+        results = await asyncio.gather(
+            one.append("pg-r", [ActionRecord(1, "play", "black", "c1", 3.0)]),
             one.append("pg-r", [ActionRecord(2, "play", "white", "a1", 3.0)]),
-            two.append("pg-r", [ActionRecord(3, "play", "black", "c3", 4.0)]),
+            return_exceptions=True,
         )
+        assert isinstance(results[0], StoreConflict) and results[1] is None
+        await two.append("pg-r", [ActionRecord(3, "play", "black", "c3", 4.0)])
         with pytest.raises(StoreConflict):
             await one.append("pg-r", [ActionRecord(3, "play", "black", "a3", 4.0)])
         assert await one.take_seat("pg-r", "white", "x") is True
