@@ -8,6 +8,7 @@ free port with its own SQLite file.  Durability (kill -9 and restart) is in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
@@ -66,23 +68,36 @@ class Server:
             self.stop()
             raise RuntimeError("the server did not start")
         self.http = httpx.Client(base_url=self.url, timeout=10)
+        self.leftovers = 0
 
     def ws(self, room: str) -> Socket:
         opening = connect(f"ws://127.0.0.1:{self.port}/api/rooms/{room}/ws", open_timeout=10)
         return Socket(opening.__enter__())  # closed by Socket.close
 
     def kill(self) -> None:
+        children = psutil.Process(self.process.pid).children(recursive=True)
         self.process.kill()  # SIGKILL: no shutdown code runs
         self.process.wait()
+        for child in children:  # its worker pool dies with it, as in a crash of the machine
+            with contextlib.suppress(psutil.NoSuchProcess):
+                child.kill()
 
     def stop(self) -> None:
+        children: list[psutil.Process] = []
         if self.process.poll() is None:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                children = psutil.Process(self.process.pid).children(recursive=True)
             self.process.terminate()
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        _, alive = psutil.wait_procs(children, timeout=3)
+        self.leftovers = len(alive)  # worker processes the server failed to end
+        for child in alive:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                child.kill()
 
 
 class Socket:

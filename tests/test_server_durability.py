@@ -75,3 +75,4 @@ def test_kill_9_keeps_every_acknowledged_move_clocks_and_computer_seats(tmp_path
         assert len(state(second, bots)["moves"]) > len(resumed)
     finally:
         second.stop()
+    assert second.leftovers == 0  # a stopped server ends its worker processes, thinking or not

@@ -81,7 +81,7 @@ def postgres_url() -> Iterator[str]:
         yield f"postgresql://postgres@127.0.0.1:{port}/tabletop"
     finally:
         subprocess.run(
-            _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]),
+            _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]),
             capture_output=True,
         )
         shutil.rmtree(folder, ignore_errors=True)

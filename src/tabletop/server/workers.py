@@ -9,6 +9,7 @@ This module must not touch the store, the bus or any socket.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
@@ -108,6 +109,16 @@ class Pool:
         return await asyncio.get_running_loop().run_in_executor(self._get(), fn, *args)
 
     def close(self) -> None:
+        """Stop the pool at once: a search still running is ended, not waited for
+        (its room stored nothing for it, and thinks again after a restart)."""
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+            executor, self._executor = self._executor, None
+            # ProcessPoolExecutor cannot end a running job; its workers are ended here
+            workers = list(getattr(executor, "_processes", {}).values())
+            executor.shutdown(wait=False, cancel_futures=True)
+            for process in workers:
+                with contextlib.suppress(Exception):
+                    process.terminate()
+            for process in workers:
+                with contextlib.suppress(Exception):
+                    process.join(timeout=2)
