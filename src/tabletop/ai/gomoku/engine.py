@@ -1,7 +1,9 @@
 """The Gomoku/Renju engine as players: analysis, levels 1..10, time management.
 
-:func:`analyse` looks for a forced win (VCF, then VCT) for the side to move,
-then runs the alpha-beta search and reports the best root moves.  Every move
+:func:`analyse` looks for a forced win for the side to move (VCF; VCT where a
+setting enables it, none does in play for now), then runs the alpha-beta search
+and reports the best root moves, after moving to the back the moves that leave
+the opponent a VCF.  Every move
 handed back is legal on the rules board it was asked about; a forced win is
 replayed on a copy of that board before it is reported.
 
