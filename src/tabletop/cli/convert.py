@@ -34,6 +34,7 @@ def register(sub: Any) -> None:
         help="the game, for formats that do not say it (transcripts; default reversi)",
     )
     p.add_argument("--size", type=int, default=None, help="board size, for formats that do not say it")
+    p.add_argument("--rule", default=None, help="gomoku rule the moves are replayed under (PSQ and transcripts do not say it)")
     p.set_defaults(func=run)
 
 
@@ -65,7 +66,12 @@ def run(args: argparse.Namespace) -> int:
                 text = handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError(f"cannot read {args.input}: {exc}") from None
-    options = {"size": args.size} if args.size is not None else None
+    opts: dict[str, Any] = {}
+    if args.size is not None:
+        opts["size"] = args.size
+    if args.rule is not None:
+        opts["rule"] = args.rule
+    options = opts or None
     try:
         games = records.read(text, source, game=args.game, options=options)
         if not games:
