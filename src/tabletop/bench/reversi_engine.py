@@ -102,9 +102,10 @@ def ffo_figure(tt_mb: float) -> dict[str, Any]:
     from tabletop.cli.solve import parse_obf_line
 
     rows: list[dict[str, Any]] = []
+    searcher = Searcher(tt_mb)
     for number, line in enumerate(ffo_40_44(), 40):
         pos = parse_obf_line(line)
-        searcher = Searcher(tt_mb)
+        searcher.clear()  # each solve starts from empty tables, as a fresh engine would
         result = searcher.solve(*pos.sides())
         rows.append(
             {
