@@ -37,6 +37,7 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
         "--ladder", type=int, default=0, metavar="GAMES", help="play the level ladder, GAMES per pair"
     )
     parser.add_argument("--levels", default="1-10", help="ladder levels, like 1-6 (default 1-10)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the ladder's openings (default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -198,7 +199,7 @@ def run_engine_bench(args: argparse.Namespace) -> int:
     if not getattr(args, "no_ffo", False):
         results["ffo_40_44"] = ffo_figure(tt_mb)
     if games:
-        results["ladder"] = ladder(levels, games)
+        results["ladder"] = ladder(levels, games, int(getattr(args, "seed", 1)))
     results["peak_memory_mb"] = round(_peak_mb(), 1)
     if getattr(args, "json", False):
         print(json.dumps(results))
