@@ -241,3 +241,17 @@ def test_weights_file_loads_or_falls_back_to_the_handmade_table() -> None:
 def test_impossible_position_is_refused() -> None:
     with pytest.raises(ValueError, match="share a square"):
         Searcher(1).search(0b11, 0b10, depth=1)
+
+
+def test_level_ten_on_a_clock_answers_within_its_share_of_the_time() -> None:
+    board = Board()
+    for name in ("f5", "d6", "c3", "d3", "c4", "f4"):
+        board.push(name)
+    player = level_player(10)
+    player.clock = (2.0, 0.0)  # two seconds left for the rest of the game
+    player.choose(board, Limit(depth=1))  # load the compiled code outside the timing
+    player.clock = (2.0, 0.0)
+    started = time.perf_counter()
+    move = player.choose(board)
+    assert time.perf_counter() - started < 1.0
+    assert board.is_legal(move)
