@@ -55,7 +55,7 @@ def handmade_weights() -> np.ndarray:
             if k in (1, 6) and d[0 if k == 1 else 7] != 0:
                 v = 0.5  # a C square next to a taken corner is harmless
             total += v if state == 1 else -v
-        w[:, start + idx] = total * s / 2  # every edge square is seen by two edge instances' corners... halve
+        w[:, start + idx] = total * s / 2  # halved: each corner square belongs to two edge instances
     start, end = _pattern_table("corner3x3")
     for idx in range(end - start):
         d = _digits(idx, 9)  # squares (0,0),(0,1),(0,2),(1,0),(1,1),...
