@@ -255,3 +255,15 @@ def test_level_ten_on_a_clock_answers_within_its_share_of_the_time() -> None:
     move = player.choose(board)
     assert time.perf_counter() - started < 1.0
     assert board.is_legal(move)
+
+
+def test_analysis_of_other_board_sizes_falls_back_to_the_generic_search() -> None:
+    from tabletop.ai import analyse
+    from tabletop.ai.base import Limit
+    from tabletop.games.reversi import Board as ReversiBoard
+
+    for size in (6, 10):
+        board = ReversiBoard(size=size)
+        result = analyse(board, Limit(seconds=0.3))
+        assert {str(s.move) for s in result.scores} == {str(m) for m in board.legal_moves}
+        assert result.depth >= 1

@@ -25,8 +25,13 @@ def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
     the principal variation, depth and nodes.  Default limit: one second."""
     from tabletop.ai.reversi.levels import analysis_lock, analysis_of, shared_searcher, sides
 
-    player, opponent = sides(board)
     limit = limit or Limit(seconds=1.0)
+    if board.game == "reversi" and (board.width, board.height) != (8, 8):
+        # the compiled engine is 8x8 only; other sizes get the generic search, like its levels
+        from tabletop.ai.generic import MinimaxPlayer
+
+        return MinimaxPlayer(seconds=1.0).analyse(board, limit)
+    player, opponent = sides(board)
     searcher = shared_searcher()
     with analysis_lock:  # one searcher, one search at a time (its tables and stop flag are shared)
         result = searcher.search(
