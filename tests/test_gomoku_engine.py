@@ -233,4 +233,20 @@ def test_engine_bench_reports_speed_vcf_times_and_memory(capsys: pytest.CaptureF
     figures = json.loads(capsys.readouterr().out)["engine"]
     assert figures["search_nodes_per_s"] > 0 and figures["threat_nodes_per_s"] > 0
     assert figures["vcf"]["seven-four chain 20x20"]["fours"] >= 7
-    assert 0 < figures["peak_rss_mb"] < 300
+    assert figures["peak_rss_mb"] > 0
+
+
+def test_the_engine_benchmark_process_stays_under_300_mb_once_compiled() -> None:
+    # in a process of its own (a test worker's peak counts every earlier test), after a first run
+    # has filled numba's cache: the one-time compilation of a cold cache peaks higher
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import argparse, sys; from tabletop.bench.gomoku_engine import run_engine_bench; "
+        "sys.exit(run_engine_bench(argparse.Namespace(seconds=0.1, seed=1, json=True)))"
+    )
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+            for _ in range(2)]
+    assert 0 < json.loads(runs[1].stdout)["engine"]["peak_rss_mb"] < 300
