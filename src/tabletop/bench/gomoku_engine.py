@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
 import subprocess
 import sys
 import time
@@ -37,6 +36,7 @@ from tabletop.ai.base import Limit
 from tabletop.ai.gomoku import Position, analyse
 from tabletop.ai.gomoku.search import Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
+from tabletop.bench import peak_rss_mb
 from tabletop.games.mnk import GomokuBoard, gomoku
 
 __all__ = ["VCF_POSITIONS", "add_arguments", "run", "run_engine_bench"]
@@ -206,12 +206,6 @@ def _middle_games(count: int, seed: int) -> list[GomokuBoard]:
     return boards
 
 
-def _peak_rss_mb() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # kilobytes on Linux, bytes on macOS
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
-
-
 def run_engine_bench(args: argparse.Namespace) -> int:
     seconds = max(0.05, float(getattr(args, "seconds", 2.0)))
     seed = int(getattr(args, "seed", 1))
@@ -243,7 +237,7 @@ def run_engine_bench(args: argparse.Namespace) -> int:
     results["threat_nodes_per_s"] = threat_nodes / threat_time if threat_time else 0.0
     deep = _middle_games(1, seed + 1)[0]
     analyse(deep, Limit(seconds=seconds))
-    results["peak_rss_mb"] = _peak_rss_mb()
+    results["peak_rss_mb"] = peak_rss_mb()
     results["memory_target_mb"] = 300
     versus = int(getattr(args, "vs_gomoku_terminal", 0) or 0)
     if versus > 0:

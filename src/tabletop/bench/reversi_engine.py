@@ -13,11 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
 import sys
 import time
 from importlib import resources
 from typing import Any
+
+from tabletop.bench import peak_rss_mb
 
 __all__ = ["add_engine_arguments", "ffo_40_44", "ladder", "main", "run_engine_bench"]
 
@@ -47,11 +48,6 @@ def ffo_40_44() -> list[str]:
     lines = json.loads(text)["lines"]
     assert isinstance(lines, list)
     return [str(x) for x in lines]
-
-
-def _peak_mb() -> float:
-    # ru_maxrss is in kilobytes on Linux.
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def perft_figure(depth: int) -> dict[str, Any]:
@@ -200,7 +196,7 @@ def run_engine_bench(args: argparse.Namespace) -> int:
         results["ffo_40_44"] = ffo_figure(tt_mb)
     if games:
         results["ladder"] = ladder(levels, games, int(getattr(args, "seed", 1)))
-    results["peak_memory_mb"] = round(_peak_mb(), 1)
+    results["peak_memory_mb"] = round(peak_rss_mb(), 1)
     if getattr(args, "json", False):
         print(json.dumps(results))
         return 0
