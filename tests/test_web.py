@@ -629,6 +629,157 @@ def test_swap_opening_lets_black_place_three_stones_then_the_computer_chooses(
     shot(page, "gomoku-swap-opening")
 
 
+# ------------------------------------------------------------------ swap2 at one screen
+def choose(page: Page, button: str) -> None:
+    """Click one of the opening's choice buttons and wait until the server took it."""
+    version = room(page)["version"]
+    page.locator("#special-moves").get_by_role("button", name=button, exact=True).click()
+    page.wait_for_function(
+        f"() => window.tabletop.room.version > {version}"
+        " && (!window.tabletop.room.opening || window.tabletop.room.opening.stage !== 'choose'"
+        " || window.tabletop.room.actor !== " + repr(room(page).get("actor")) + ")"
+    )
+
+
+def start_swap2_hot_seat(page: Page, base_url: str) -> None:
+    """A swap2 Gomoku game at one screen after the opener's three stones."""
+    start_game(page, base_url, "gomoku", "friend", size="15", rule="freestyle", opening="swap2")
+    assert sorted(my_colors(page)) == ["black", "white"]
+    expect(page.locator("#status")).to_contain_text("Opening (swap2): Black places 3 more stones")
+    for move in ("h8", "i9", "h10"):
+        play(page, move)
+    assert labels(page)["i9"].startswith("i9, white")
+    # the second player (White's seat) now chooses; one screen holds both seats, so the buttons show
+    expect(page.locator("#status")).to_contain_text("White chooses a colour")
+    buttons = page.locator("#special-moves button").all_inner_texts()
+    assert buttons == ["Play Black", "Play White", "Place two more stones"] or sorted(buttons) == sorted(
+        ["Play Black", "Play White", "Place two more stones"]
+    )
+
+
+def stone(page: Page, name: str) -> str:
+    return labels(page)[name].split(", ")[1]
+
+
+@pytest.mark.parametrize("button", ["Play White", "Play Black"])
+def test_swap2_at_one_screen_the_second_player_picks_a_colour_and_white_moves_next(
+    page: Page, base_url: str, button: str
+) -> None:
+    start_swap2_hot_seat(page, base_url)
+    choose(page, button)
+    state = wait_turn_or_end(page)
+    assert state["opening"]["stage"] == "done"
+    assert state["turn"] == "white", "two black stones and one white: White moves fourth"
+    assert state["moves"][:3] == ["h8", "i9", "h10"]
+    expect(page.locator("#special-moves button")).to_have_count(0)
+    expect(page.locator("#status")).to_contain_text("White to move")
+    # play goes on: White, then Black, from this one screen
+    play(page, "j10")
+    play(page, "g7")
+    assert stone(page, "j10") == "white" and stone(page, "g7") == "black"
+    assert room(page)["turn"] == "white"
+    shot(page, f"swap2-hotseat-{button.split()[1].lower()}")
+
+
+def test_swap2_at_one_screen_two_more_stones_then_the_opener_chooses(page: Page, base_url: str) -> None:
+    start_swap2_hot_seat(page, base_url)
+    choose(page, "Place two more stones")
+    # the second player places one black and one white stone
+    play(page, "j9")
+    play(page, "g9")
+    colours = {stone(page, "j9"), stone(page, "g9")}
+    assert colours == {"black", "white"}
+    # now the opener (Black's seat) chooses; placing more is no longer offered
+    page.wait_for_function("() => window.tabletop.room.opening && window.tabletop.room.opening.stage === 'choose'")
+    expect(page.locator("#status")).to_contain_text("Black chooses a colour")
+    buttons = sorted(page.locator("#special-moves button").all_inner_texts())
+    assert buttons == ["Play Black", "Play White"]
+    shot(page, "swap2-hotseat-opener-chooses")
+    choose(page, "Play White")
+    state = wait_turn_or_end(page)
+    assert state["opening"]["stage"] == "done"
+    assert state["turn"] == "white", "three black stones and two white: White moves sixth"
+    expect(page.locator("#status")).to_contain_text("White to move")
+    play(page, "k11")
+    assert stone(page, "k11") == "white"
+    assert room(page)["turn"] == "black"
+
+
+# ------------------------------------------------------------------ record export
+def export_record(page: Page, format_value: str) -> tuple[str, str]:
+    """Pick ``format_value`` under Record, press Export; (suggested file name, text)."""
+    page.locator("#export-format").select_option(format_value)
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Export").click()
+    download = download_info.value
+    return download.suggested_filename, Path(download.path()).read_text()
+
+
+def test_reversi_record_exports_as_sgf_and_ggf_from_the_page(page: Page, base_url: str) -> None:
+    start_game(page, base_url, "reversi", "friend", size="8")
+    for move in ("f5", "f6", "e6", "f4"):
+        play(page, move)
+    name, sgf = export_record(page, "sgf")
+    assert name.endswith(".sgf")
+    assert sgf.startswith("(;FF[4]") and "GM[2]" in sgf and "SZ[8]" in sgf
+    assert sgf.rstrip().endswith(")")
+    assert re.findall(r";[BW]\[(\w\w)\]", sgf) == ["fe", "ff", "ef", "fd"]  # SGF letters: col, row (Reversi counts rows from the top)
+    name, ggf = export_record(page, "ggf")
+    assert name.endswith(".ggf")
+    assert ggf.startswith("(;GM[Othello]") and "TY[8]" in ggf
+    assert [m.lower() for m in re.findall(r"[BW]\[([A-Ha-h][1-8])", ggf)] == ["f5", "f6", "e6", "f4"]
+    assert page.locator("#message").inner_text().strip() == "" or "No " not in page.locator("#message").inner_text()
+
+
+def test_gomoku_record_exports_as_sgf_and_psq_from_the_page(page: Page, base_url: str) -> None:
+    start_game(page, base_url, "gomoku", "friend", size="15", rule="freestyle")
+    for move in ("h8", "i9", "h9"):
+        play(page, move)
+    formats = page.locator("#export-format option").all_inner_texts()
+    assert formats == ["PSQ", "SGF", "Transcript"]
+    name, sgf = export_record(page, "sgf")
+    assert name.endswith(".sgf")
+    assert sgf.startswith("(;FF[4]") and "GM[4]" in sgf and "SZ[15]" in sgf
+    assert len(re.findall(r";[BW]\[\w\w\]", sgf)) == 3
+    name, psq = export_record(page, "psq")
+    assert name.endswith(".psq")
+    lines = psq.splitlines()
+    assert lines[0].startswith("Piskvorky 15x15")
+    # PSQ lists x,y,time with 1-based x from the left and y from the top: h8 is 8,8; i9 is 9,7
+    stones = [tuple(int(v) for v in line.split(",")[:2]) for line in lines[1:4]]
+    assert stones == [(8, 8), (9, 7), (8, 7)]
+
+
+# ------------------------------------------------------------------ evaluation graph off 8x8
+def test_reversi_6x6_game_against_the_computer_draws_an_evaluation_graph_with_real_points(
+    page: Page, base_url: str
+) -> None:
+    start_game(page, base_url, "reversi", "computer", size="6", level="1")
+    while True:
+        state = wait_turn_or_end(page)
+        if state["outcome"]:
+            break
+        play(page, [m for m in state["legal"] if m != "pass"][0])
+    result_dialog(page)
+    graph = page.locator("#graph svg")
+    expect(graph).to_be_visible(timeout=60_000)
+    plies = len(room(page)["moves"])
+    assert re.search(rf"Evaluation over {plies} moves", str(graph.get_attribute("aria-label")))
+    assert page.locator("#graph .graph-line").count() == 1
+    # the points are the engine's, one per ply, on the disc scale, and not all the same
+    scores = page.evaluate(
+        "async (id) => (await (await fetch(`/api/rooms/${id}/evaluation`)).json()).scores",
+        room(page)["id"],
+    )
+    assert len(scores) == plies + 1
+    real = [s for s in scores if s is not None]
+    assert len(real) >= plies * 0.8 and len(set(real)) > 1
+    path = str(page.locator("#graph .graph-line").get_attribute("d"))
+    assert len(re.findall(r"[ML]", path)) >= len(real) * 0.8
+    page.locator("#result-close").click()
+    shot(page, "reversi-6x6-evaluation-graph")
+
+
 # ------------------------------------------------------------------ renju
 def test_renju_refuses_blacks_click_on_a_forbidden_double_three(page: Page, base_url: str) -> None:
     start_game(page, base_url, "gomoku", "friend", size="15", rule="renju")
