@@ -65,7 +65,10 @@ def write_transcripts(records: Sequence[GameRecord]) -> str:
         if record.position is not None:
             raise RecordError("a transcript cannot hold a game from a custom start position")
         if record.game == "reversi":
-            lines.append("".join(m.lower() for m in record.moves if m.lower() != "pass"))
+            # a pass followed by a move is put back on replay; a record that stops right
+            # after a forced pass keeps it, or reading it back would lose a move
+            moves = [m.lower() for m in record.moves]
+            lines.append("".join(m for i, m in enumerate(moves) if m != "pass" or i == len(moves) - 1))
         else:
             lines.append(" ".join(m.lower() for m in record.moves))
     return "".join(line + "\n" for line in lines)
