@@ -503,9 +503,29 @@ def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool
     return best
 
 
+@njit(cache=True)
+def _shallow_value(p: np.uint64, o: np.uint64, weights: np.ndarray) -> int:
+    # One ply of negamax over the static evaluation (``SCALE`` units), for move ordering only.
+    moves = get_moves(p, o)
+    if moves == ZERO:
+        return -evaluate(o, p, weights)
+    best = -INF
+    while moves:
+        sq = lowest_square(moves)
+        moves &= moves - ONE
+        f = flips(p, o, sq)
+        v = -evaluate(o ^ f, p ^ f ^ (ONE << U64(sq)), weights)
+        if v > best:
+            best = v
+    return best
+
+
 SMALL_EMPTIES = 6
 EVAL_ORDER_EMPTIES = 12
 EVAL_ORDER_WEIGHT = 1
+SHALLOW_ORDER_EMPTIES = 16
+SHALLOW_ORDER_WEIGHT = 2
+ETC_EMPTIES = 10  # enhanced transposition cut-offs from here up
 
 
 @njit(
@@ -589,7 +609,17 @@ def _solve(
             key = (count(reply) + count(reply & CORNERS)) * 64 - _ORDER_WEIGHT[sq]
             if count(empty & _QUADRANT_MASK[_QUADRANT[sq]]) & 1:
                 key -= 24
-            if n_empty > EVAL_ORDER_EMPTIES:
+            if n_empty > ETC_EMPTIES:
+                # Enhanced transposition cut-off: a child already proven bad enough for the opponent.
+                cslot = _slot(no, np_, n)
+                if tt_keys[cslot, 0] == no and tt_keys[cslot, 1] == np_ and tt_vals[cslot, TT_DEPTH] == 99:
+                    v = -int(tt_vals[cslot, TT_UPPER])
+                    if v >= beta:
+                        return v
+            if n_empty > SHALLOW_ORDER_EMPTIES:
+                # Farther still, a one-ply search of the reply beats its static evaluation.
+                key += _shallow_value(no, np_, weights) * SHALLOW_ORDER_WEIGHT
+            elif n_empty > EVAL_ORDER_EMPTIES:
                 # Far from the end, the evaluation (the opponent's view) orders better than mobility alone.
                 key += evaluate(no, np_, weights) * EVAL_ORDER_WEIGHT
         # insertion sort

@@ -22,7 +22,7 @@ from tabletop.ai.reversi.eval import default_weights
 __all__ = ["RootScore", "SearchResult", "Searcher", "square_name", "time_for_move"]
 
 DEFAULT_TT_MEGABYTES = 32.0
-ASPIRATION = 4  # discs either side of the midgame estimate for the first exact search
+ASPIRATION = 2  # discs either side of the midgame estimate for the first exact search
 ORDERING_DEPTH = 8  # midgame plies that order the root moves before an exact solve
 
 
