@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop.ai.reversi import kernel
-from tabletop.ai.reversi.eval import WEIGHTS_FILE, handmade_weights, save_weights
+from tabletop.ai.reversi.eval import WEIGHTS_FILE, handmade_weights, load_weights, save_weights
 from tabletop.ai.reversi.search import Searcher
 
 
@@ -146,6 +146,31 @@ def fit_phase(
     return x
 
 
+def search_labels(
+    positions: list[tuple[int, int]], rows: np.ndarray, weights: np.ndarray, depth: int, exact: int
+) -> np.ndarray:
+    """Scores (discs, mover's side) of a ``depth``-ply search with ``weights`` (exact from
+    ``exact`` empties) for the positions selected by ``rows``: the deeper-search labels."""
+    searcher = Searcher(16, weights=weights.astype(np.float32))
+    out = np.zeros(int(rows.sum()), dtype=np.float64)
+    for k, i in enumerate(np.flatnonzero(rows)):
+        p, o = positions[int(i)]
+        out[k] = searcher.search(p, o, depth=depth, exact_empties=exact).score
+    return out
+
+
+def _parse_phases(text: str) -> list[int]:
+    if text == "all":
+        return list(range(kernel.N_PHASES))
+    try:
+        phases = [int(t) for t in text.split(",")]
+    except ValueError:
+        raise SystemExit(f"--phases: expected 'all' or a comma list of phases, not {text!r}") from None
+    if not phases or any(not 0 <= p < kernel.N_PHASES for p in phases):
+        raise SystemExit(f"--phases: phases run from 0 to {kernel.N_PHASES - 1}, not {text!r}")
+    return phases
+
+
 def _rms(residual: np.ndarray) -> float:
     return float(np.sqrt(np.mean(residual**2)) / kernel.SCALE) if residual.size else float("nan")
 
@@ -168,7 +193,28 @@ def main(argv: list[str] | None = None) -> int:
         help="keep a phase's fit when held-out error drops by this fraction",
     )
     parser.add_argument("--out", type=Path, default=WEIGHTS_FILE)
+    parser.add_argument(
+        "--phases",
+        default="all",
+        help="comma list of phases to refit (others stay byte-identical to the start table)",
+    )
+    parser.add_argument(
+        "--label-depth",
+        type=int,
+        default=0,
+        help="label the refitted phases by a search this deep with the table fitted so far, "
+        "latest phase first (bootstrapping backwards); 0 = the game's exact result (old behaviour)",
+    )
+    parser.add_argument(
+        "--start",
+        choices=["handmade", "shipped"],
+        default="handmade",
+        help="table the fit starts from (shipped = the current weights.npz)",
+    )
     args = parser.parse_args(argv)
+    phases = _parse_phases(args.phases)
+    if args.label_depth < 0:
+        raise SystemExit("--label-depth must be 0 or more")
     started = time.perf_counter()
     positions, labels = play_games(args.games, args.exact, args.seed)
     print(
@@ -176,18 +222,33 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     idx, scal, phase = features(positions)
-    base = handmade_weights().astype(np.float64)
-    weights = base.copy()
+    start_table = load_weights() if args.start == "shipped" else None
+    if args.start == "shipped" and start_table is None:
+        raise SystemExit("--start shipped: no usable weights.npz")
+    start = start_table if start_table is not None else handmade_weights()
+    weights = start.astype(np.float64)
     y = np.asarray(labels, dtype=np.float64) * kernel.SCALE
     n_pat = kernel.N_PATTERN_WEIGHTS
     # The last tenth of the positions (the last games) is held out to check the fit generalises.
     held = np.arange(len(positions)) >= int(0.9 * len(positions))
-    for ph in range(kernel.N_PHASES):
+    order = sorted(phases, reverse=True) if args.label_depth else phases
+    for ph in order:
         rows = (phase == ph) & ~held
         test = (phase == ph) & held
         if rows.sum() < 100:
             continue
-        w = base[ph]
+        if args.label_depth:
+            # Relabel this phase by a deeper search that uses the later phases as fitted so far.
+            t0 = time.perf_counter()
+            y = y.copy()
+            y[phase == ph] = kernel.SCALE * search_labels(
+                positions, phase == ph, weights, args.label_depth, args.exact
+            )
+            print(
+                f"  phase {ph} labelled at depth {args.label_depth} in {time.perf_counter() - t0:.0f}s",
+                file=sys.stderr,
+            )
+        w = weights[ph].copy()
         current = w[:n_pat][idx[rows]].sum(axis=1) + scal[rows] @ w[n_pat:]
         residual = y[rows] - current
         delta = fit_phase(idx[rows], scal[rows], residual, args.ridge, args.iterations)
@@ -204,10 +265,13 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"phase {ph}: {rows.sum()} positions, error {before_rms:.2f} -> {after_rms:.2f} discs; "
             f"held out {test.sum()}: {_rms(test_before):.2f} -> {_rms(test_after):.2f} "
-            f"({'fitted' if kept else 'hand-made kept'})",
+            f"({'fitted' if kept else 'start table kept'})",
             file=sys.stderr,
         )
-    save_weights(weights.astype(np.float32), args.out)
+    out = np.asarray(start, dtype=np.float64).copy()
+    for ph in phases:
+        out[ph] = weights[ph]
+    save_weights(out.astype(np.float32), args.out)
     print(f"wrote {args.out} in {time.perf_counter() - started:.0f}s", file=sys.stderr)
     return 0
 
