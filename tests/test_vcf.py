@@ -102,6 +102,15 @@ def test_defence_refutes_a_false_vct() -> None:
     assert find_vct(pos, depth=4) is not None
 
 
+def test_refutation_out_of_budget_does_not_claim_the_attack_wins() -> None:
+    # the same lone open three: with a budget of one node no defence is searched to
+    # the end, so the solver must not report that every defence loses
+    board = board_with([(5, 7), (6, 7), (2, 2)], [(12, 12), (12, 2), (2, 12)])
+    pos = Position.from_board(board)
+    defence = ThreatSolver(pos, max_nodes=1).refutation(pos.point(7, 7))
+    assert defence is not None
+
+
 def _double_four_position(rule: str) -> GomokuBoard:
     # Black's (8,7) makes two fours at once (row 7 and column 8), each closed at one end
     return board_with([(5, 7), (6, 7), (7, 7), (8, 4), (8, 5), (8, 6)], [(4, 7), (8, 3), (1, 13), (13, 1), (13, 13)],

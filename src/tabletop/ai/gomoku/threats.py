@@ -206,7 +206,9 @@ class ThreatSolver:
 
     def refutation(self, attack: int, depth: int = 6, vcf_depth: int = 20) -> int | None:
         """A defence that stops the attacker's VCT after the attacking move ``attack``
-        (the side to move plays it), or None when every defence tried loses."""
+        (the side to move plays it), or None when every defence tried is proven to lose.
+        A defence whose search ran out of budget is not proven lost: when no defence is
+        proven to hold, the first such one is returned rather than None."""
         self.vcf_depth = vcf_depth
         pos = self.pos
         pos.play(attack)
@@ -219,6 +221,7 @@ class ThreatSolver:
             )
             if not defences:
                 return -1  # no threat at all: any move will do
+            unknown: int | None = None
             for d in defences:
                 if pos.is_foul(pos.turn, d):
                     continue
@@ -231,7 +234,9 @@ class ThreatSolver:
                     pos.undo()
                 if line is None:
                     return d
-            return None
+                if not line and unknown is None:
+                    unknown = d
+            return unknown
         finally:
             pos.undo()
 
