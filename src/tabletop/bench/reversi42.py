@@ -16,10 +16,12 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-__all__ = ["VERSION", "main", "play", "reversi42_command"]
+__all__ = ["VERSION", "add_cli_arguments", "main", "play", "reversi42_command", "with_match"]
 
 VERSION = "7.0.13"
 
@@ -105,61 +107,138 @@ def reversi42_command(root: Path, depth: int) -> str:
     return f"{python} {adapter} {depth}"
 
 
-def play(games: int, depth: int, think: float, root: Path) -> dict[str, Any]:
-    """Our level 10 (``think`` seconds a move) against reversi42 at ``depth``, colours alternating."""
+def _play_game(game: int, opening: tuple[str, ...], ours_black: bool, command: str,
+               think: float) -> dict[str, Any]:
+    """One game of level 10 against reversi42 from ``opening``; its result and both sides' times."""
     from tabletop.ai.base import Limit
     from tabletop.ai.reversi import level_player
     from tabletop.games.reversi import Board
     from tabletop.protocols.nboard import NBoardPlayer
 
-    command = reversi42_command(root, depth)
-    record: list[dict[str, Any]] = []
+    ours = level_player(10)
+    board = Board()
+    for mv in opening:
+        board.push(board.parse_move(mv))
     spent = {"ours": 0.0, "theirs": 0.0}
     count = {"ours": 0, "theirs": 0}
-    for game in range(games):
-        ours = level_player(10)
-        ours_black = game % 2 == 0
-        board = Board()
-        theirs = NBoardPlayer(command, timeout=600.0)
-        try:
-            while not board.is_game_over():
-                mine = (board.turn.name == "BLACK") == ours_black
-                side = "ours" if mine else "theirs"
-                started = time.perf_counter()
-                move = (ours if mine else theirs).choose(board.copy(), Limit(seconds=think if mine else 600.0))
-                spent[side] += time.perf_counter() - started
-                count[side] += 1
-                board.push(move)
-        finally:
-            theirs.close()
-        out = board.outcome()
-        won = out is not None and out.winner is not None and (out.winner.name == "BLACK") == ours_black
-        draw = out is not None and out.winner is None
-        record.append({"game": game + 1, "we_play": "black" if ours_black else "white",
-                       "result": "win" if won else ("draw" if draw else "loss")})
+    theirs = NBoardPlayer(command, timeout=600.0)
+    try:
+        while not board.is_game_over():
+            mine = (board.turn.name == "BLACK") == ours_black
+            side = "ours" if mine else "theirs"
+            started = time.perf_counter()
+            move = (ours if mine else theirs).choose(board.copy(), Limit(seconds=think if mine else 600.0))
+            spent[side] += time.perf_counter() - started
+            count[side] += 1
+            board.push(move)
+    finally:
+        theirs.close()
+    out = board.outcome()
+    won = out is not None and out.winner is not None and (out.winner.name == "BLACK") == ours_black
+    draw = out is not None and out.winner is None
+    grid = board.to_text().split()[0]
+    discs = grid.count("X" if ours_black else "O"), grid.count("O" if ours_black else "X")
+    return {"game": game + 1, "opening": " ".join(opening), "we_play": "black" if ours_black else "white",
+            "result": "win" if won else ("draw" if draw else "loss"), "discs": f"{discs[0]}-{discs[1]}",
+            "spent": spent, "count": count}
+
+
+def play(games: int, depth: int, think: float, root: Path, jobs: int = 1, seed: int = 1,
+         log: Any = None) -> dict[str, Any]:
+    """Our level 10 (``think`` seconds a move) against reversi42 at ``depth``.
+
+    Games start from distinct random 4-ply openings (the ones ``tabletop match``
+    uses, from ``seed``), each opening played once with each colour; ``jobs``
+    games run at a time in separate processes.
+    """
+    from tabletop.cli.match import openings
+    from tabletop.games.reversi import Board
+
+    command = reversi42_command(root, depth)
+    book = openings("reversi", Board(), (games + 1) // 2, seed)
+    specs = [(i, book[(i // 2) % len(book)], i % 2 == 0) for i in range(games)]
+    record: list[dict[str, Any]] = []
+    if jobs == 1:
+        for i, opening, black in specs:
+            record.append(_play_game(i, opening, black, command, think))
+            _log(log, record[-1])
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(_play_game, i, opening, black, command, think) for i, opening, black in specs]
+            for future in as_completed(futures):
+                record.append(future.result())
+                _log(log, record[-1])
+    record.sort(key=lambda r: int(r["game"]))
+    spent = {side: sum(float(r["spent"][side]) for r in record) for side in ("ours", "theirs")}
+    count = {side: sum(int(r["count"][side]) for r in record) for side in ("ours", "theirs")}
     score = sum(1.0 if r["result"] == "win" else 0.5 if r["result"] == "draw" else 0.0 for r in record)
-    return {"games": games, "score": score, "depth": depth, "think": think,
-            "ours_s_per_move": spent["ours"] / max(1, count["ours"]),
-            "theirs_s_per_move": spent["theirs"] / max(1, count["theirs"]), "record": record}
+    for r in record:
+        del r["spent"], r["count"]
+    ours_s = spent["ours"] / max(1, count["ours"])
+    theirs_s = spent["theirs"] / max(1, count["theirs"])
+    return {"games": games, "score": score, "percent": round(100.0 * score / games, 1), "depth": depth,
+            "think": think, "jobs": jobs, "seed": seed, "ours_s_per_move": round(ours_s, 3),
+            "theirs_s_per_move": round(theirs_s, 3), "equal_or_less_time": ours_s <= theirs_s,
+            "not_won": [r for r in record if r["result"] != "win"], "record": record}
+
+
+def _log(log: Any, game: dict[str, Any]) -> None:
+    if log is not None:
+        s, c = game["spent"], game["count"]
+        print(f"game {game['game']}: {game['result']} {game['discs']} as {game['we_play']} after "
+              f"{game['opening']}; s/move ours {s['ours'] / max(1, c['ours']):.2f} "
+              f"theirs {s['theirs'] / max(1, c['theirs']):.2f}", file=log, flush=True)
+
+
+def _report(result: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result))
+        return
+    print(f"tabletop level 10 ({result['think']} s/move) vs reversi42 {VERSION} tournament depth {result['depth']}: "
+          f"{result['score']}/{result['games']} ({result['percent']}%), s/move ours {result['ours_s_per_move']:.2f} "
+          f"theirs {result['theirs_s_per_move']:.2f}")
+    for r in result["not_won"]:
+        print(f"  {r['result']}: game {r['game']} as {r['we_play']} after {r['opening']} ({r['discs']})")
+
+
+def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--vs-reversi42 N`` options of ``tabletop bench reversi`` (``--seed`` and ``--json`` are shared)."""
+    parser.add_argument("--vs-reversi42", type=int, default=None, metavar="N",
+                        help="instead: play N games of level 10 against PyPI's reversi42 (installed on first use)")
+    parser.add_argument("--r42-depth", type=int, default=6, help="reversi42's search depth (default 6)")
+    parser.add_argument("--think", type=float, default=0.8, help="level 10's seconds per move (default 0.8)")
+    parser.add_argument("--jobs", type=int, default=1, help="games played at a time (default 1)")
+
+
+def with_match(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``run``, or the reversi42 match when ``--vs-reversi42`` is given."""
+
+    def dispatch(args: argparse.Namespace) -> int:
+        if args.vs_reversi42 is None:
+            return run(args)
+        if args.vs_reversi42 < 1 or not 1 <= args.r42_depth <= 20 or args.jobs < 1 or not args.think > 0:
+            raise ValueError("--vs-reversi42 and --jobs must be >= 1, --r42-depth 1..20 and --think > 0")
+        result = play(args.vs_reversi42, args.r42_depth, args.think, Path.cwd(), args.jobs, args.seed, sys.stderr)
+        _report(result, args.json)
+        return 0
+
+    return dispatch
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tabletop.bench.reversi42", description=__doc__.splitlines()[0])
     p.add_argument("games", type=int, help="number of games")
     p.add_argument("--depth", type=int, default=6, help="reversi42's search depth (default 6)")
-    p.add_argument("--think", type=float, default=1.0, help="our seconds per move (default 1)")
+    p.add_argument("--think", type=float, default=0.8, help="our seconds per move (default 0.8)")
+    p.add_argument("--jobs", type=int, default=1, help="games played at a time (default 1)")
+    p.add_argument("--seed", type=int, default=1, help="seed for the openings (default 1)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    if args.games < 1 or not 1 <= args.depth <= 20:
-        print("reversi42: error: games must be >= 1 and depth 1..20", file=sys.stderr)
+    if args.games < 1 or not 1 <= args.depth <= 20 or args.jobs < 1 or not args.think > 0:
+        print("reversi42: error: games and jobs must be >= 1, depth 1..20 and think > 0", file=sys.stderr)
         return 2
-    result = play(args.games, args.depth, args.think, Path.cwd())
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(f"tabletop level 10 vs reversi42 {VERSION} tournament depth {args.depth}: "
-              f"{result['score']}/{result['games']}, s/move ours {result['ours_s_per_move']:.2f} "
-              f"theirs {result['theirs_s_per_move']:.2f}")
+    result = play(args.games, args.depth, args.think, Path.cwd(), args.jobs, args.seed, sys.stderr)
+    _report(result, args.json)
     return 0
 
 

@@ -25,3 +25,8 @@ def register(sub: Any) -> None:
         tp = targets.add_parser(name, help=(module.__doc__ or name).strip().splitlines()[0])
         module.add_arguments(tp)
         tp.set_defaults(func=module.run)
+        if name == "reversi":  # tabletop bench reversi --vs-reversi42 N: strength against PyPI's reversi42
+            from tabletop.bench import reversi42
+
+            reversi42.add_cli_arguments(tp)
+            tp.set_defaults(func=reversi42.with_match(module.run))
