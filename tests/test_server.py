@@ -415,6 +415,64 @@ def test_takeback_draw_resign_and_rematch_online(server: Server) -> None:
         b.close()
 
 
+class BatchSocket(Socket):
+    """A socket opened with ``?batch=1``: unpacks ``batch`` frames and counts them."""
+
+    def __init__(self, conn: ClientConnection) -> None:
+        super().__init__(conn)
+        self.pending: list[Frame] = []
+        self.batches = 0
+
+    def recv(self, timeout: float = 10.0) -> Frame:
+        if not self.pending:
+            data = json.loads(self.conn.recv(timeout=timeout))
+            if data.get("type") == "batch":
+                self.batches += 1
+                self.pending.extend(data["frames"])
+            else:
+                self.pending.append(data)
+        frame = self.pending.pop(0)
+        self.seen.append(frame)
+        return frame
+
+
+def test_batched_sockets_follow_the_rematch_without_reconnecting(server: Server) -> None:
+    room, black, white = online_room(server)
+    url = f"ws://127.0.0.1:{server.port}/api/rooms/{room}/ws?batch=1&follow=1"
+    a = BatchSocket(connect(url, open_timeout=10).__enter__())
+    b = BatchSocket(connect(url, open_timeout=10).__enter__())
+    try:
+        assert a.hello(black)["you"] == ["black"]
+        assert b.hello(white)["you"] == ["white"]
+        for seq, (sock, move) in enumerate(zip([a, b, a, b, a], ["a1", "b1", "a2", "b2", "a3"], strict=True)):
+            sock.send({"type": "move", "move": move, "seq": seq // 2 + 1})
+            sock.ack(seq // 2 + 1)
+            other = b if sock is a else a
+            other.until(lambda f: f.get("type") == "event" and f["event"].get("move") == move)  # noqa: B023
+        a.event("game_ended")
+        assert a.batches > 0  # the ack and the move's events came as one frame
+        a.send({"type": "rematch"})
+        b.event("rematch_offered")
+        b.send({"type": "rematch"})
+        new_room = a.event("rematch_started")["event"]["room"]
+        assert new_room != room
+        # the same connections are now seated in the rematch room, colours swapped
+        fresh_a = a.until(lambda f: f.get("type") == "state")
+        fresh_b = b.until(lambda f: f.get("type") == "state")
+        assert fresh_a["id"] == fresh_b["id"] == new_room
+        assert fresh_a["you"] == ["white"] and fresh_b["you"] == ["black"]
+        b.send({"type": "move", "move": "b2", "seq": 1})
+        b.ack(1)
+        a.until(lambda f: f.get("type") == "event" and f["event"].get("move") == "b2")
+        assert state(server, new_room)["moves"] == ["b2"]
+        assert state(server, room)["moves"] == ["a1", "b1", "a2", "b2", "a3"]
+        a.send({"type": "move", "move": "b2", "seq": 1})
+        assert a.error("illegal_move")  # refused by the new room's board, not the old one's
+    finally:
+        a.close()
+        b.close()
+
+
 def test_computer_seat_thinks_off_the_loop_and_answers(server: Server) -> None:
     data = server.http.post(
         "/api/rooms", json={"game": "tictactoe", "mode": "local", "seats": {"white": "level:5"}}

@@ -226,11 +226,12 @@ class Match:
         actor = self.actor
         return actor is not None and not self.seats[actor].is_human
 
-    def _turn_data(self) -> dict[str, Any]:
+    def _turn_data(self, legal: list[Move] | None = None) -> dict[str, Any]:
+        """``legal``: the board's legal moves when the caller has just computed them."""
         t = self.turn
         data: dict[str, Any] = {"turn": None if t is None else t.label}
         if t is not None:
-            data["legal"] = [str(m) for m in self.board.legal_moves]
+            data["legal"] = [str(m) for m in (self.board.legal_moves if legal is None else legal)]
         if self.opening is not None:
             actor = self.actor
             data["actor"] = None if actor is None else actor.label
@@ -376,7 +377,7 @@ class Match:
                     self.clock.switch(color)
                 self._emit("move_played", color=color.label, move="pass", ply=len(self.board.move_stack), flips=[])
                 continue
-            self._emit("turn_changed", **self._turn_data(), passing=False)
+            self._emit("turn_changed", **self._turn_data(legal), passing=False)
             return
 
     # -- computer seats --------------------------------------------------------------------------

@@ -6,7 +6,10 @@ seconds, each player waiting ``--think`` seconds before its move, and prints
 moves per second, the relay latency (a move sent until the opponent receives
 it) at p50/p95/p99/max, errors and the server's peak memory.  When a game
 ends the two players take a rematch in a new room and go on.  It only
-measures; it changes no server code path.
+measures; it changes no server code path.  The players run in ``--clients``
+processes (both players of a game in the same one, which times the relay), and
+each player keeps one connection for the whole run: it asks for batched frames
+(``?batch=1``) and follows each rematch into its new room (``?follow=1``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import socket
 import subprocess
@@ -34,30 +38,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--think", type=float, default=0.0, help="seconds each player waits before moving (default 0)"
     )
+    parser.add_argument(
+        "--clients",
+        type=int,
+        default=None,
+        help="client processes, each playing a share of the games (default: the CPU count, at most --games)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--url", default=None, help="measure a server already running at this URL instead")
 
 
 class Stats:
-    def __init__(self) -> None:
+    def __init__(self, window: tuple[float, float]) -> None:
+        self.window = window  # wall-clock (time.time) start and end of the measured part
         self.latencies: list[float] = []
         self.moves = 0
         self.errors = 0
         self.games = 0
         self.sent: dict[tuple[str, int], float] = {}
-        self.measuring = False
         self.messages: list[str] = []
         self.sockets: set[Any] = set()
 
+    def measuring(self) -> bool:
+        return self.window[0] <= time.time() < self.window[1]
+
 
 async def _player(
-    base: str,
-    room: str,
-    token: str,
-    me: str,
-    think: float,
-    stats: Stats,
-    stop: asyncio.Event,
+    base: str, room: str, token: str, me: str, think: float, stats: Stats, stop: asyncio.Event
 ) -> None:
     from websockets.exceptions import ConnectionClosed
 
@@ -71,59 +78,63 @@ async def _player(
 async def _play(
     base: str, room: str, token: str, me: str, think: float, stats: Stats, stop: asyncio.Event
 ) -> None:
+    """One player for the whole run: one connection that asks for batched frames
+    (``?batch=1``) and follows each rematch into its new room (``?follow=1``)."""
     from websockets.asyncio.client import connect
 
     ws_base = base.replace("http://", "ws://")
     rng = random.Random()
-    while not stop.is_set():
-        async with connect(f"{ws_base}/api/rooms/{room}/ws", max_queue=None, compression=None) as ws:
-            stats.sockets.add(ws)  # closed by the runner at the end, which ends the loop below
-            await ws.send(json.dumps({"type": "hello", "token": token}))
-            seq = 0
-            next_room: str | None = None
-            async for raw in ws:
-                if stop.is_set():
-                    break
-                now = time.perf_counter()
-                frame = json.loads(raw)
+    loads = json.loads
+    url = f"{ws_base}/api/rooms/{room}/ws?batch=1&follow=1"
+    async with connect(url, max_queue=None, compression=None) as ws:
+        stats.sockets.add(ws)  # closed by the runner at the end, which ends the loop below
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        seq = 0
+        async for raw in ws:
+            if stop.is_set():
+                break
+            now = time.perf_counter()
+            data = loads(raw)
+            frames = data["frames"] if data.get("type") == "batch" else (data,)
+            turn = None
+            legal: list[str] = []
+            last: dict[str, Any] = data
+            for frame in frames:
                 kind = frame.get("type")
-                turn = None
-                legal: list[str] = []
                 if kind == "state":
-                    turn, legal = frame.get("turn"), frame.get("legal", [])
+                    turn, legal, last = frame.get("turn"), frame.get("legal", []), frame
+                    room, seq = frame["id"], 0
+                    me = frame["you"][0] if frame.get("you") else me
                 elif kind == "event":
                     event = frame["event"]
-                    if event["kind"] == "move_played" and event["color"] != me:
-                        sent = stats.sent.pop((room, event["ply"]), None)
-                        if sent is not None and stats.measuring:
-                            stats.latencies.append(now - sent)
-                            stats.moves += 1
-                    elif event["kind"] == "turn_changed":
-                        turn, legal = event.get("turn"), event.get("legal", [])
-                    elif event["kind"] == "game_ended":
-                        if me == "black" and stats.measuring:
+                    ev = event["kind"]
+                    if ev == "move_played":
+                        if event["color"] != me:
+                            sent = stats.sent.pop((room, event["ply"]), None)
+                            if sent is not None and stats.measuring():
+                                stats.latencies.append(now - sent)
+                                stats.moves += 1
+                    elif ev == "turn_changed":
+                        turn, legal, last = event.get("turn"), event.get("legal", []), frame
+                    elif ev == "game_ended":
+                        turn = None
+                        if me == "black" and stats.measuring():
                             stats.games += 1
-                        await ws.send(json.dumps({"type": "rematch"}))
-                    elif event["kind"] == "rematch_started":
-                        next_room = event["room"]
-                        token = event["tokens"][{"black": "white", "white": "black"}[me]]
-                        me = "white" if me == "black" else "black"
-                        break
+                        await ws.send('{"type":"rematch"}')
+                    elif ev == "rematch_started":
+                        turn = None  # the server moves this connection to the new room: a state frame follows
                 elif kind == "error" and frame.get("code") not in ("rematch_exists",):
                     stats.errors += 1
                     if len(stats.messages) < 5:
                         stats.messages.append(json.dumps(frame))
-                if turn == me and legal:
-                    if think > 0:
-                        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-                    seq += 1
-                    ply = frame_ply(frame)
-                    stats.sent[(room, ply + 1)] = time.perf_counter()
-                    await ws.send(json.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}))
-            stats.sockets.discard(ws)
-            if next_room is None:
-                return
-            room = next_room
+            if turn == me and legal:
+                if think > 0:
+                    await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                seq += 1
+                ply = frame_ply(last)
+                stats.sent[(room, ply + 1)] = time.perf_counter()
+                await ws.send(json.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}))
+        stats.sockets.discard(ws)
 
 
 def frame_ply(frame: dict[str, Any]) -> int:
@@ -134,50 +145,92 @@ def frame_ply(frame: dict[str, Any]) -> int:
     return (int(frame["version"]) - 2) // 2
 
 
-async def _run(base: str, games: int, duration: float, think: float, pid: int | None) -> dict[str, Any]:
-    import httpx
+Seat = tuple[str, str, str]  # room, token, colour
 
-    stats = Stats()
+
+async def _clients(base: str, seats: list[Seat], think: float, window: tuple[float, float]) -> dict[str, Any]:
+    """Play ``seats`` (both players of each game) until the window ends; this process's figures."""
+    stats = Stats(window)
     stop = asyncio.Event()
-    peak = [0]
-
-    async def sample_memory() -> None:
-        if pid is None:
-            return
-        import psutil
-
-        proc = psutil.Process(pid)
-        while not stop.is_set():
-            rss = proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(recursive=True))
-            peak[0] = max(peak[0], rss)
-            await asyncio.sleep(0.2)
-
-    seats: list[tuple[str, str, str]] = []
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-        # every room first, then every player at once, so the measured part is pure play
-        for _ in range(games):
-            created = (await http.post("/api/rooms", json={"game": "tictactoe"})).json()
-            secret = created["invite"].split("invite=")[1]
-            joined = (await http.post(f"/api/rooms/{created['room']}/join", json={"invite": secret})).json()
-            seats.append((created["room"], created["tokens"]["black"], "black"))
-            seats.append((created["room"], joined["token"], "white"))
     tasks = [
         asyncio.create_task(_player(base, room, token, me, think, stats, stop)) for room, token, me in seats
     ]
-    memory = asyncio.create_task(sample_memory())
-    await asyncio.sleep(max(2.0, min(5.0, games / 200)))  # warm up: every connection open and playing
-    cpu_before = _cpu_seconds(pid)
-    stats.measuring = True
-    started = time.perf_counter()
-    await asyncio.sleep(duration)
-    stats.measuring = False
-    elapsed = time.perf_counter() - started
-    server_cpu = _cpu_seconds(pid) - cpu_before
+    await asyncio.sleep(max(0.0, window[1] - time.time()))
     stop.set()
     await asyncio.gather(*(ws.close() for ws in list(stats.sockets)), return_exceptions=True)
-    results = await asyncio.gather(*tasks, memory, return_exceptions=True)
+    results = await asyncio.gather(*tasks, return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
-    lat = sorted(stats.latencies)
+    return {
+        "latencies": stats.latencies,
+        "moves": stats.moves,
+        "games": stats.games,
+        "errors": stats.errors + len(failures),
+        "messages": stats.messages + [repr(f) for f in failures[:3]],
+    }
+
+
+def _client_process(
+    base: str, seats: list[Seat], think: float, window: tuple[float, float], out: Any
+) -> None:
+    try:
+        out.put(asyncio.run(_clients(base, seats, think, window)))
+    except BaseException as exc:  # noqa: BLE001 - reported as an error of the run, never lost
+        out.put({"latencies": [], "moves": 0, "games": 0, "errors": 1, "messages": [repr(exc)]})
+
+
+def _run(
+    base: str, games: int, duration: float, think: float, pid: int | None, processes: int
+) -> dict[str, Any]:
+    import multiprocessing
+
+    import httpx
+
+    seats: list[list[Seat]] = [[] for _ in range(processes)]
+    with httpx.Client(base_url=base, timeout=60) as http:
+        # every room first, then every player at once, so the measured part is pure play
+        for i in range(games):
+            created = http.post("/api/rooms", json={"game": "tictactoe"}).json()
+            secret = created["invite"].split("invite=")[1]
+            joined = http.post(f"/api/rooms/{created['room']}/join", json={"invite": secret}).json()
+            share = seats[i % processes]  # both players of a game in one process: it times the relay
+            share.append((created["room"], created["tokens"]["black"], "black"))
+            share.append((created["room"], joined["token"], "white"))
+    warm_up = max(2.0, min(5.0, games / 200)) + 0.5 * processes  # every connection open and playing
+    start = time.time() + warm_up
+    window = (start, start + duration)
+    # fork on Linux (quick to start); spawn elsewhere
+    context: Any = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    out = context.Queue()
+    workers = [
+        context.Process(target=_client_process, args=(base, share, think, window, out), daemon=True)
+        for share in seats
+        if share
+    ]
+    for w in workers:
+        w.start()
+    peak = 0
+    cpu_before = cpu_after = 0.0
+    before_taken = False
+    proc = None
+    if pid is not None:
+        import psutil
+
+        proc = psutil.Process(pid)
+    while time.time() < window[1]:
+        if proc is not None:
+            rss = proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(recursive=True))
+            peak = max(peak, rss)
+        if not before_taken and time.time() >= window[0]:
+            cpu_before, before_taken = _cpu_seconds(pid), True
+        time.sleep(min(0.1, max(0.0, window[0] - time.time())) if not before_taken else 0.1)
+    cpu_after = _cpu_seconds(pid)
+    elapsed = duration
+    parts = [out.get(timeout=120) for _ in workers]
+    for w in workers:
+        w.join(timeout=30)
+    lat = sorted(x for part in parts for x in part["latencies"])
+    moves = sum(int(part["moves"]) for part in parts)
+    server_cpu = cpu_after - cpu_before
 
     def pct(p: float) -> float:
         return 1000 * lat[min(len(lat) - 1, int(p / 100 * len(lat)))] if lat else float("nan")
@@ -185,24 +238,23 @@ async def _run(base: str, games: int, duration: float, think: float, pid: int | 
     return {
         "games": games,
         "think": think,
+        "client_processes": len(workers),
         "seconds": round(elapsed, 2),
-        "moves": stats.moves,
-        "moves_per_second": round(stats.moves / elapsed, 1),
-        "games_finished": stats.games,
+        "moves": moves,
+        "moves_per_second": round(moves / elapsed, 1),
+        "games_finished": sum(int(part["games"]) for part in parts),
         "latency_ms": {
             "p50": round(pct(50), 2),
             "p95": round(pct(95), 2),
             "p99": round(pct(99), 2),
             "max": round(1000 * lat[-1], 2) if lat else None,
         },
-        "errors": stats.errors + len(failures),
-        "error_samples": stats.messages + [repr(f) for f in failures[:3]],
-        "server_peak_mb": round(peak[0] / 2**20, 1) if pid is not None else None,
+        "errors": sum(int(part["errors"]) for part in parts),
+        "error_samples": [m for part in parts for m in part["messages"]][:8],
+        "server_peak_mb": round(peak / 2**20, 1) if pid is not None else None,
         # the server's own CPU use: on a shared machine the clients compete with it
         "server_cpu_percent": round(100 * server_cpu / elapsed, 1) if pid is not None else None,
-        "server_cpu_ms_per_move": round(1000 * server_cpu / stats.moves, 3)
-        if pid is not None and stats.moves
-        else None,
+        "server_cpu_ms_per_move": round(1000 * server_cpu / moves, 3) if pid is not None and moves else None,
     }
 
 
@@ -218,8 +270,11 @@ def _cpu_seconds(pid: int | None) -> float:
 def run(args: argparse.Namespace) -> int:
     if args.games < 1 or args.duration <= 0 or args.think < 0:
         raise CliError("--games must be at least 1, --duration positive and --think not negative")
+    if args.clients is not None and args.clients < 1:
+        raise CliError("--clients must be at least 1")
+    processes = min(args.games, args.clients or os.cpu_count() or 1)
     if args.url:
-        result = asyncio.run(_run(args.url.rstrip("/"), args.games, args.duration, args.think, None))
+        result = _run(args.url.rstrip("/"), args.games, args.duration, args.think, None, processes)
         return _report(result, args.json)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -241,8 +296,8 @@ def run(args: argparse.Namespace) -> int:
         server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             _wait(f"http://127.0.0.1:{port}/healthz", server)
-            result = asyncio.run(
-                _run(f"http://127.0.0.1:{port}", args.games, args.duration, args.think, server.pid)
+            result = _run(
+                f"http://127.0.0.1:{port}", args.games, args.duration, args.think, server.pid, processes
             )
             result["flood_limit"] = "off" if unlimited else "20 frames/s"
         finally:
@@ -275,7 +330,10 @@ def _report(result: dict[str, Any], as_json: bool) -> int:
         print(json.dumps(result))
         return 0
     lat = result["latency_ms"]
-    print(f"games {result['games']}  think {result['think']} s  measured {result['seconds']} s")
+    print(
+        f"games {result['games']}  think {result['think']} s  measured {result['seconds']} s"
+        f"  client processes {result['client_processes']}"
+    )
     print(
         f"moves/s {result['moves_per_second']}  ({result['moves']} moves, {result['games_finished']} games finished)"
     )

@@ -9,6 +9,7 @@ frames and HTTP errors); it holds no game rule and no SQL.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -243,8 +244,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             elif outbox.qsize() == MAX_QUEUED:
                 outbox.put_nowait(OVERFLOW)
 
-        client = Client(send)
-        sender = asyncio.get_running_loop().create_task(_pump(websocket, outbox))
+        # ?batch=1: frames waiting together go out as one {"type":"batch","frames":[...]}
+        # ?follow=1: a rematch moves this connection into the new room (no reconnect)
+        batch = websocket.query_params.get("batch") == "1"
+        current = [room]
+        switching: list[asyncio.Task[None]] = []
+
+        def follow(new_id: str) -> None:
+            switching.append(hub().spawn(_switch(current, client, new_id)))
+
+        client = Client(send, follow if websocket.query_params.get("follow") == "1" else None)
+        sender = asyncio.get_running_loop().create_task(_pump(websocket, outbox, batch))
         recent: deque[float] = deque()
         try:
             while True:
@@ -280,12 +290,32 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         )
                         continue
                     recent.append(now)
-                await _handle(room, client, text)
+                await _handle(current[0], client, text)
         except WebSocketDisconnect:
             pass
         finally:
-            await room.leave(client)
+            for task in switching:
+                if not task.done():
+                    with contextlib.suppress(Exception):
+                        await task
+            await current[0].leave(client)
             sender.cancel()
+
+    async def _switch(current: list[Room], client: Client, new_id: str) -> None:
+        """Move a following connection into the rematch room with its tokens (colours swapped)."""
+        new = await hub().get(new_id)
+        if new is None or new is current[0]:
+            return
+        old = current[0]
+        tokens = list(client.tokens.values())
+        await old.leave(client)
+        client.tokens = {}
+        current[0] = new
+        bad = await new.greet(client, tokens, None)
+        if bad:
+            client.send(
+                frame("error", code="bad_token", message="a seat token is not valid for this room", seq=None)
+            )
 
     async def _handle(room: Room, client: Client, text: str) -> None:
         try:
@@ -375,8 +405,10 @@ def _seq_of(text: str) -> int | None:
     return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
 
 
-async def _pump(websocket: WebSocket, outbox: asyncio.Queue[str]) -> None:
-    """Send queued frames in order; stops when the socket closes."""
+async def _pump(websocket: WebSocket, outbox: asyncio.Queue[str], batch: bool = False) -> None:
+    """Send queued frames in order; stops when the socket closes.  With ``batch``
+    the frames already waiting are sent together as one ``batch`` frame (each
+    frame's text is embedded as it is: nothing is encoded again)."""
     try:
         while True:
             payload = await outbox.get()
@@ -385,6 +417,16 @@ async def _pump(websocket: WebSocket, outbox: asyncio.Queue[str]) -> None:
             if payload is OVERFLOW:
                 await websocket.close(code=1013, reason="too many unread frames; reconnect with since")
                 return
+            if batch and not outbox.empty():
+                waiting = [payload]
+                while not outbox.empty() and len(waiting) < 64:
+                    more = outbox.get_nowait()
+                    if more is OVERFLOW:
+                        outbox.put_nowait(more)  # sent what came before, then closes on the next turn
+                        break
+                    waiting.append(more)
+                if len(waiting) > 1:
+                    payload = '{"type":"batch","frames":[' + ",".join(waiting) + "]}"
             await websocket.send_text(payload)
     except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
         return

@@ -75,8 +75,11 @@ class RoomTime:
 class Client:
     """One websocket's view of a room: its seats and an outgoing queue."""
 
-    def __init__(self, send: Callable[[str], None]) -> None:
+    def __init__(self, send: Callable[[str], None], follow: Callable[[str], None] | None = None) -> None:
+        """``follow(room_id)``: called after a ``rematch_started`` notice when the
+        connection asked to be moved into the rematch room (``?follow=1``)."""
         self.send = send
+        self.follow = follow
         self.tokens: dict[Color, str] = {}
         self.greeted = False
 
@@ -86,10 +89,17 @@ class Client:
 
     def deliver(self, payload: str) -> None:
         # a rematch notice carries this client's own tokens, with colours swapped
-        if payload.startswith('{"type":"event","event":{"kind":"rematch_started"') and self.tokens:
+        if payload.startswith('{"type":"event","event":{"kind":"rematch_started"') and (
+            self.tokens or self.follow is not None
+        ):
             data = json.loads(payload)
-            data["event"]["tokens"] = {c.other.label: t for c, t in self.tokens.items()}
-            payload = json.dumps(data, separators=(",", ":"))
+            if self.tokens:
+                data["event"]["tokens"] = {c.other.label: t for c, t in self.tokens.items()}
+                payload = json.dumps(data, separators=(",", ":"))
+            self.send(payload)
+            if self.follow is not None:
+                self.follow(str(data["event"]["room"]))
+            return
         self.send(payload)
 
 
