@@ -235,25 +235,30 @@ def get_moves(p: np.uint64, o: np.uint64) -> np.uint64:
 
 @njit(cache=True, inline="always")
 def _flip_dir_left(p: np.uint64, o: np.uint64, x: np.uint64, shift: np.uint64, mask: np.uint64) -> np.uint64:
-    # Walk from x in the direction of a left shift; mask removes the wrap-around column.
-    f = ZERO
-    t = (x << shift) & mask
-    while t & o:
-        f |= t
-        t = (t << shift) & mask
-    if t & p:
+    # Walk from x in the direction of a left shift, without branches (at most 6 discs in a line);
+    # mask removes the squares reached by wrapping around a row end.
+    mo = o & mask
+    f = (x << shift) & mo
+    f |= (f << shift) & mo
+    f |= (f << shift) & mo
+    f |= (f << shift) & mo
+    f |= (f << shift) & mo
+    f |= (f << shift) & mo
+    if (f << shift) & p & mask:
         return f
     return ZERO
 
 
 @njit(cache=True, inline="always")
 def _flip_dir_right(p: np.uint64, o: np.uint64, x: np.uint64, shift: np.uint64, mask: np.uint64) -> np.uint64:
-    f = ZERO
-    t = (x >> shift) & mask
-    while t & o:
-        f |= t
-        t = (t >> shift) & mask
-    if t & p:
+    mo = o & mask
+    f = (x >> shift) & mo
+    f |= (f >> shift) & mo
+    f |= (f >> shift) & mo
+    f |= (f >> shift) & mo
+    f |= (f >> shift) & mo
+    f |= (f >> shift) & mo
+    if (f >> shift) & p & mask:
         return f
     return ZERO
 
@@ -462,6 +467,46 @@ def _solve1(p: np.uint64, o: np.uint64, sq: int) -> int:
     return 0
 
 
+@njit(cache=True, inline="always")
+def _solve2_side(p: np.uint64, o: np.uint64, bound: int, sq1: int, sq2: int, nodes: np.ndarray) -> int:
+    # Best result for the mover ``p`` over the two empties (tried in order; stop at ``bound`` or above),
+    # -INF when ``p`` has no move.  Each child is a one-empty node.
+    best = -INF
+    f = flips(p, o, sq1)
+    if f:
+        nodes[0] += 1
+        best = -_solve1(o ^ f, p ^ f ^ (ONE << U64(sq1)), sq2)
+        if best >= bound:
+            return best
+    f = flips(p, o, sq2)
+    if f:
+        nodes[0] += 1
+        v = -_solve1(o ^ f, p ^ f ^ (ONE << U64(sq2)), sq1)
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def _solve2(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray) -> int:
+    # Two empties, without loops or recursion; same order and node count as the general case
+    # (parity order: by quadrant, then square).
+    nodes[0] += 1
+    empty = ~(p | o)
+    sq1 = lowest_square(empty)
+    sq2 = lowest_square(empty & (empty - ONE))
+    if _QUADRANT[sq2] < _QUADRANT[sq1]:
+        sq1, sq2 = sq2, sq1
+    best = _solve2_side(p, o, beta, sq1, sq2, nodes)
+    if best > -INF:
+        return best
+    nodes[0] += 1  # the opponent's node after our pass
+    best = _solve2_side(o, p, -alpha, sq1, sq2, nodes)
+    if best > -INF:
+        return -best
+    return _score_over(p, o)
+
+
 @njit("int64(uint64, uint64, int64, int64, boolean, int64[::1])", cache=True)
 def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool, nodes: np.ndarray) -> int:
     """Few empties: no tables, parity order (squares of odd quadrants first)."""
@@ -469,9 +514,11 @@ def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool
     # extra, uncacheable specialisation of the recursive function.
     false_ = nodes[0] < 0
     true_ = not false_
-    nodes[0] += 1
     empty = ~(p | o)
     n_empty = count(empty)
+    if n_empty == 2 and not passed:
+        return _solve2(p, o, alpha, beta, nodes)
+    nodes[0] += 1
     if n_empty == 1:
         return _solve1(p, o, lowest_square(empty))
     best = -INF
@@ -489,7 +536,10 @@ def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool
                 if f == ZERO:
                     continue
                 any_move = True
-                v = -_solve_small(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, false_, nodes)
+                if n_empty == 3:
+                    v = -_solve2(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
+                else:
+                    v = -_solve_small(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, false_, nodes)
                 if v > best:
                     best = v
                     if v > alpha:
@@ -562,8 +612,9 @@ def _solve(
     if nodes[1] > 0 and nodes[0] >= nodes[1]:
         stop[0] = 1
         return 0
-    # Stability: the opponent's stable discs bound our best result.
-    if alpha >= 0:
+    # Stability: the opponent's stable discs bound our best result (they are among its
+    # discs, so the bound cannot reach below beta while it has too few discs).
+    if alpha >= 0 and 64 - 2 * count(o) < beta:
         upper = 64 - 2 * count(stable_discs(o, p))
         if upper <= alpha:
             return upper
