@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class Stats:
-    def __init__(self, window: tuple[float, float]) -> None:
-        self.window = window  # wall-clock (time.time) start and end of the measured part
+    def __init__(self, window: Any) -> None:
+        self.window = window  # shared [start, end] of the measured part (time.time), set by the runner
         self.latencies: list[float] = []
         self.moves = 0
         self.errors = 0
@@ -60,81 +61,93 @@ class Stats:
         self.sockets: set[Any] = set()
 
     def measuring(self) -> bool:
-        return self.window[0] <= time.time() < self.window[1]
+        return bool(self.window[0] <= time.time() < self.window[1])
 
 
 async def _player(
-    base: str, room: str, token: str, me: str, think: float, stats: Stats, stop: asyncio.Event
+    base: str,
+    room: str,
+    token: str,
+    me: str,
+    think: float,
+    stats: Stats,
+    stop: asyncio.Event,
+    handshakes: asyncio.Semaphore,
+    connected: Callable[[], None],
 ) -> None:
+    from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
 
+    ws_base = base.replace("http://", "ws://")
+    url = f"{ws_base}/api/rooms/{room}/ws?batch=1&follow=1"
     try:
-        await _play(base, room, token, me, think, stats, stop)
+        async with handshakes:  # a few at a time: thousands of handshakes at once time out
+            ws = await connect(url, max_queue=None, compression=None, open_timeout=60)
+        stats.sockets.add(ws)  # closed by the runner at the end, which ends the loop in _play
+        connected()
+        try:
+            await _play(ws, room, token, me, think, stats, stop)
+        finally:
+            stats.sockets.discard(ws)
+            await ws.close()
     except ConnectionClosed:
         if not stop.is_set():
             raise  # a drop in the middle of the run is an error; at the end it is the runner closing
 
 
 async def _play(
-    base: str, room: str, token: str, me: str, think: float, stats: Stats, stop: asyncio.Event
+    ws: Any, room: str, token: str, me: str, think: float, stats: Stats, stop: asyncio.Event
 ) -> None:
     """One player for the whole run: one connection that asks for batched frames
     (``?batch=1``) and follows each rematch into its new room (``?follow=1``)."""
-    from websockets.asyncio.client import connect
-
-    ws_base = base.replace("http://", "ws://")
     rng = random.Random()
     loads = json.loads
-    url = f"{ws_base}/api/rooms/{room}/ws?batch=1&follow=1"
-    async with connect(url, max_queue=None, compression=None) as ws:
-        stats.sockets.add(ws)  # closed by the runner at the end, which ends the loop below
-        await ws.send(json.dumps({"type": "hello", "token": token}))
-        seq = 0
-        async for raw in ws:
-            if stop.is_set():
-                break
-            now = time.perf_counter()
-            data = loads(raw)
-            frames = data["frames"] if data.get("type") == "batch" else (data,)
-            turn = None
-            legal: list[str] = []
-            last: dict[str, Any] = data
-            for frame in frames:
-                kind = frame.get("type")
-                if kind == "state":
-                    turn, legal, last = frame.get("turn"), frame.get("legal", []), frame
-                    room, seq = frame["id"], 0
-                    me = frame["you"][0] if frame.get("you") else me
-                elif kind == "event":
-                    event = frame["event"]
-                    ev = event["kind"]
-                    if ev == "move_played":
-                        if event["color"] != me:
-                            sent = stats.sent.pop((room, event["ply"]), None)
-                            if sent is not None and stats.measuring():
-                                stats.latencies.append(now - sent)
-                                stats.moves += 1
-                    elif ev == "turn_changed":
-                        turn, legal, last = event.get("turn"), event.get("legal", []), frame
-                    elif ev == "game_ended":
-                        turn = None
-                        if me == "black" and stats.measuring():
-                            stats.games += 1
-                        await ws.send('{"type":"rematch"}')
-                    elif ev == "rematch_started":
-                        turn = None  # the server moves this connection to the new room: a state frame follows
-                elif kind == "error" and frame.get("code") not in ("rematch_exists",):
-                    stats.errors += 1
-                    if len(stats.messages) < 5:
-                        stats.messages.append(json.dumps(frame))
-            if turn == me and legal:
-                if think > 0:
-                    await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-                seq += 1
-                ply = frame_ply(last)
-                stats.sent[(room, ply + 1)] = time.perf_counter()
-                await ws.send(json.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}))
-        stats.sockets.discard(ws)
+    await ws.send(json.dumps({"type": "hello", "token": token}))
+    seq = 0
+    async for raw in ws:
+        if stop.is_set():
+            break
+        now = time.perf_counter()
+        data = loads(raw)
+        frames = data["frames"] if data.get("type") == "batch" else (data,)
+        turn = None
+        legal: list[str] = []
+        last: dict[str, Any] = data
+        for frame in frames:
+            kind = frame.get("type")
+            if kind == "state":
+                turn, legal, last = frame.get("turn"), frame.get("legal", []), frame
+                room, seq = frame["id"], 0
+                me = frame["you"][0] if frame.get("you") else me
+            elif kind == "event":
+                event = frame["event"]
+                ev = event["kind"]
+                if ev == "move_played":
+                    if event["color"] != me:
+                        sent = stats.sent.pop((room, event["ply"]), None)
+                        if sent is not None and stats.measuring():
+                            stats.latencies.append(now - sent)
+                            stats.moves += 1
+                elif ev == "turn_changed":
+                    turn, legal, last = event.get("turn"), event.get("legal", []), frame
+                elif ev == "game_ended":
+                    turn = None
+                    if me == "black" and stats.measuring():
+                        stats.games += 1
+                    await ws.send('{"type":"rematch"}')
+                elif ev == "rematch_started":
+                    turn = None  # the server moves this connection to the new room: a state frame follows
+            elif kind == "error" and frame.get("code") not in ("rematch_exists",):
+                stats.errors += 1
+                if len(stats.messages) < 5:
+                    stats.messages.append(json.dumps(frame))
+        if turn == me and legal:
+            if think > 0:
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+            seq += 1
+            ply = frame_ply(last)
+            stats.sent[(room, ply + 1)] = time.perf_counter()
+            await ws.send(json.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}))
 
 
 def frame_ply(frame: dict[str, Any]) -> int:
@@ -148,14 +161,29 @@ def frame_ply(frame: dict[str, Any]) -> int:
 Seat = tuple[str, str, str]  # room, token, colour
 
 
-async def _clients(base: str, seats: list[Seat], think: float, window: tuple[float, float]) -> dict[str, Any]:
-    """Play ``seats`` (both players of each game) until the window ends; this process's figures."""
+async def _clients(base: str, seats: list[Seat], think: float, window: Any, out: Any) -> dict[str, Any]:
+    """Play ``seats`` (both players of each game) until the window ends; this process's figures.
+    Puts ``"ready"`` on ``out`` once every player is connected."""
     stats = Stats(window)
     stop = asyncio.Event()
+    handshakes = asyncio.Semaphore(32)
+    count = [0]
+
+    def connected() -> None:
+        count[0] += 1
+        if count[0] == len(seats):
+            out.put("ready")
+
     tasks = [
-        asyncio.create_task(_player(base, room, token, me, think, stats, stop)) for room, token, me in seats
+        asyncio.create_task(_player(base, room, token, me, think, stats, stop, handshakes, connected))
+        for room, token, me in seats
     ]
-    await asyncio.sleep(max(0.0, window[1] - time.time()))
+    while time.time() < window[1]:
+        if all(t.done() for t in tasks):
+            if count[0] < len(seats):
+                out.put("ready")  # every player failed to connect: the errors say so
+            break
+        await asyncio.sleep(0.1)
     stop.set()
     await asyncio.gather(*(ws.close() for ws in list(stats.sockets)), return_exceptions=True)
     results = await asyncio.gather(*tasks, return_exceptions=True)
@@ -169,13 +197,27 @@ async def _clients(base: str, seats: list[Seat], think: float, window: tuple[flo
     }
 
 
-def _client_process(
-    base: str, seats: list[Seat], think: float, window: tuple[float, float], out: Any
-) -> None:
+def _client_process(base: str, seats: list[Seat], think: float, window: Any, out: Any) -> None:
     try:
-        out.put(asyncio.run(_clients(base, seats, think, window)))
+        out.put(asyncio.run(_clients(base, seats, think, window, out)))
     except BaseException as exc:  # noqa: BLE001 - reported as an error of the run, never lost
+        out.put("ready")
         out.put({"latencies": [], "moves": 0, "games": 0, "errors": 1, "messages": [repr(exc)]})
+
+
+def _create_rooms(base: str, games: int, seats: list[list[Seat]]) -> None:
+    processes = len(seats)
+    import httpx
+
+    with httpx.Client(base_url=base, timeout=60) as http:
+        # every room first, then every player at once, so the measured part is pure play
+        for i in range(games):
+            created = http.post("/api/rooms", json={"game": "tictactoe"}).json()
+            secret = created["invite"].split("invite=")[1]
+            joined = http.post(f"/api/rooms/{created['room']}/join", json={"invite": secret}).json()
+            share = seats[i % processes]  # both players of a game in one process: it times the relay
+            share.append((created["room"], created["tokens"]["black"], "black"))
+            share.append((created["room"], joined["token"], "white"))
 
 
 def _run(
@@ -186,20 +228,13 @@ def _run(
     import httpx
 
     seats: list[list[Seat]] = [[] for _ in range(processes)]
-    with httpx.Client(base_url=base, timeout=60) as http:
-        # every room first, then every player at once, so the measured part is pure play
-        for i in range(games):
-            created = http.post("/api/rooms", json={"game": "tictactoe"}).json()
-            secret = created["invite"].split("invite=")[1]
-            joined = http.post(f"/api/rooms/{created['room']}/join", json={"invite": secret}).json()
-            share = seats[i % processes]  # both players of a game in one process: it times the relay
-            share.append((created["room"], created["tokens"]["black"], "black"))
-            share.append((created["room"], joined["token"], "white"))
-    warm_up = max(2.0, min(5.0, games / 200)) + 0.5 * processes  # every connection open and playing
-    start = time.time() + warm_up
-    window = (start, start + duration)
+    try:
+        _create_rooms(base, games, seats)
+    except httpx.HTTPError as exc:
+        raise CliError(f"cannot reach the server at {base}: {exc}") from None
     # fork on Linux (quick to start); spawn elsewhere
     context: Any = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    window = context.RawArray("d", [float("inf"), float("inf")])  # set once every player is connected
     out = context.Queue()
     workers = [
         context.Process(target=_client_process, args=(base, share, think, window, out), daemon=True)
@@ -208,21 +243,26 @@ def _run(
     ]
     for w in workers:
         w.start()
-    peak = 0
-    cpu_before = cpu_after = 0.0
-    before_taken = False
+    for _ in workers:
+        if out.get(timeout=600) != "ready":
+            raise CliError("a client process did not start")
     proc = None
     if pid is not None:
         import psutil
 
         proc = psutil.Process(pid)
+    start = time.time() + max(1.0, min(3.0, games / 500))  # warm up: every player playing
+    window[0], window[1] = start, start + duration
+    peak = 0
+    cpu_before = 0.0
+    before_taken = False
     while time.time() < window[1]:
         if proc is not None:
             rss = proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(recursive=True))
             peak = max(peak, rss)
         if not before_taken and time.time() >= window[0]:
             cpu_before, before_taken = _cpu_seconds(pid), True
-        time.sleep(min(0.1, max(0.0, window[0] - time.time())) if not before_taken else 0.1)
+        time.sleep(0.1 if before_taken else min(0.1, max(0.0, window[0] - time.time())))
     cpu_after = _cpu_seconds(pid)
     elapsed = duration
     parts = [out.get(timeout=120) for _ in workers]
