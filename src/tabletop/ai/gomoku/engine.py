@@ -90,9 +90,16 @@ def verified_win(board: BaseBoard, pos: Position, line: list[int]) -> list[Move]
     b = board.copy()
     me = board.turn
     moves: list[Move] = []
-    for p in line:
+    for i, p in enumerate(line):
         if p < 0:
-            return moves or None  # the defender has no legal block: the line is cut here
+            # the defender has no legal block: the line is cut here, if the rules board agrees
+            # that the point the attacker wins on next is forbidden to the defender
+            if not moves or i + 1 >= len(line) or line[i + 1] < 0:
+                return None
+            forbidden = getattr(b, "forbidden", None)
+            if forbidden is None or forbidden(pos.to_move(board, line[i + 1])) is None:
+                return None
+            return moves
         m = pos.to_move(board, p)
         try:
             b.push(m)

@@ -94,7 +94,7 @@ class ThreatSolver:
             replies = pos.five_points(me)
             line: list[int] | None = None
             if len(replies) >= 2:
-                line = [m, replies[0], replies[1]]
+                line = [m, *self._open_four_end(opp, replies)]
             elif len(replies) == 1:
                 block = replies[0]
                 if pos.is_foul(opp, block):
@@ -174,7 +174,7 @@ class ThreatSolver:
         if len(att_fives) >= 2:
             if pos.five_points(me):
                 return None
-            return [att_fives[0], att_fives[1]]
+            return self._open_four_end(me, att_fives)
         if pos.five_points(me):
             return None  # the defender completes a five first
         if att_fives:
@@ -239,6 +239,15 @@ class ThreatSolver:
             return unknown
         finally:
             pos.undo()
+
+    def _open_four_end(self, defender: int, fives: list[int]) -> list[int]:
+        """The defender's block and the attacker's five against two or more five
+        points: the block is a point the defender may play (under Renju Black
+        cannot block on a foul; with no legal block the reply is 'any move', -1)."""
+        for i, b in enumerate(fives):
+            if not self.pos.is_foul(defender, b):
+                return [b, fives[1 - i] if i < 2 else fives[0]]
+        return [-1, fives[0]]
 
     def _threat_line(self, att: int) -> list[int]:
         t = self._threat_points(att)
