@@ -19,8 +19,11 @@ returns ``SCALE`` units per disc.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 __all__ = [
     "SCALE",
@@ -56,11 +59,6 @@ S1 = U64(1)
 S7 = U64(7)
 S8 = U64(8)
 S9 = U64(9)
-M1 = U64(0x5555555555555555)
-M2 = U64(0x3333333333333333)
-M4 = U64(0x0F0F0F0F0F0F0F0F)
-H01 = U64(0x0101010101010101)
-S56 = U64(56)
 
 SCALE = 16  # midgame units per disc
 INF = 1 << 20
@@ -152,19 +150,38 @@ N_PHASES = 6
 
 
 # --------------------------------------------------------------------------- bit basics
+def _popcount_typer(typingctx: Any, x: Any) -> Any:
+    # The CPU's population count (LLVM ctpop): numba compiles for the host processor.
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctpop(args[0])
+
+    return types.int64(types.uint64), codegen
+
+
+def _trailing_zeros_typer(typingctx: Any, x: Any) -> Any:
+    # LLVM cttz, defined (64) for a zero argument.
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.cttz(args[0], context.get_constant(types.boolean, False))
+
+    return types.int64(types.uint64), codegen
+
+
+_popcount: Any = intrinsic(_popcount_typer)
+_trailing_zeros: Any = intrinsic(_trailing_zeros_typer)
+
+
 @njit(cache=True, inline="always")
 def count(x: np.uint64) -> int:
-    """Number of set bits (SWAR popcount)."""
-    x = x - ((x >> S1) & M1)
-    x = (x & M2) + ((x >> U64(2)) & M2)
-    x = (x + (x >> U64(4))) & M4
-    return int(np.int64((x * H01) >> S56))  # int64, not uint64: differences may be negative
+    """Number of set bits (int64, not uint64: differences may be negative)."""
+    n: int = _popcount(U64(x))
+    return n
 
 
 @njit(cache=True, inline="always")
 def lowest_square(x: np.uint64) -> int:
     """Index of the lowest set bit of a non-zero ``x``."""
-    return count((x & (ZERO - x)) - ONE)
+    sq: int = _trailing_zeros(U64(x))
+    return sq
 
 
 @njit(cache=True)
