@@ -187,7 +187,8 @@ def _log(log: Any, game: dict[str, Any]) -> None:
         s, c = game["spent"], game["count"]
         print(f"game {game['game']}: {game['result']} {game['discs']} as {game['we_play']} after "
               f"{game['opening']}; s/move ours {s['ours'] / max(1, c['ours']):.2f} "
-              f"theirs {s['theirs'] / max(1, c['theirs']):.2f}", file=log, flush=True)
+              f"theirs {s['theirs'] / max(1, c['theirs']):.2f} (moves {c['ours']}+{c['theirs']}, "
+              f"s {s['ours']:.1f}+{s['theirs']:.1f})", file=log, flush=True)
 
 
 def _report(result: dict[str, Any], as_json: bool) -> None:
