@@ -8,7 +8,7 @@ against an in-process stand-in with redis-py's asyncio pub/sub API.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +207,49 @@ def test_any_failure_while_answering_a_frame_is_an_error_frame_and_the_socket_st
             ws.send_json({"type": "move", "move": "b2", "seq": 1})  # the room goes on
             assert ws.receive_json() == {"type": "ack", "seq": 1}
         assert client.get(f"/api/rooms/{created['room']}").json()["moves"] == ["b2"]
+
+
+@pytest.mark.parametrize("raw", [True, False])
+def test_room_websocket_works_straight_on_asgi_and_through_fastapi(raw: bool) -> None:
+    from fastapi.testclient import TestClient
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from tabletop.server.app import create_app
+    from tabletop.server.settings import Settings
+
+    routed: list[str] = []
+
+    class Count:
+        """Counts the websocket connections that pass FastAPI's middleware stack."""
+
+        def __init__(self, app: ASGIApp) -> None:
+            self.app = app
+
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "websocket":
+                routed.append(scope["path"])
+            await self.app(scope, receive, send)
+
+    app = create_app(Settings(workers=1, raw_websocket=raw))
+    app.add_middleware(Count)
+    with TestClient(app) as client:
+        created = client.post("/api/rooms", json={"game": "tictactoe", "mode": "local"}).json()
+        with client.websocket_connect(f"/api/rooms/{created['room']}/ws?batch=1") as ws:
+            got: list[dict[str, Any]] = []
+
+            def until(test: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+                while not any(test(f) for f in got):
+                    data = ws.receive_json()
+                    got.extend(data["frames"] if data["type"] == "batch" else [data])
+                return got
+
+            ws.send_json({"type": "hello", "tokens": list(created["tokens"].values())})
+            assert until(lambda f: f["type"] == "state")[0]["type"] == "state"
+            ws.send_json({"type": "move", "move": "b2", "seq": 1})
+            until(lambda f: f.get("event", {}).get("kind") == "turn_changed" and f["version"] == 4)
+            kinds = [f["type"] if f["type"] != "event" else f["event"]["kind"] for f in got]
+            assert kinds[kinds.index("ack") :] == ["ack", "move_played", "turn_changed"]
+        with client.websocket_connect("/api/rooms/nosuchroom/ws") as ws:
+            assert ws.receive_json()["code"] == "unknown_room"
+        assert client.get(f"/api/rooms/{created['room']}").json()["moves"] == ["b2"]
+    assert routed == ([] if raw else [f"/api/rooms/{created['room']}/ws", "/api/rooms/nosuchroom/ws"])

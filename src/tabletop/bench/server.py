@@ -46,6 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="client processes, each playing a share of the games (default: the CPU count, at most --games)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    # extra options for the server this benchmark starts (--serve-arg=--starlette-websocket: the reference)
+    parser.add_argument("--serve-arg", action="append", default=[], help=argparse.SUPPRESS)
     parser.add_argument("--url", default=None, help="measure a server already running at this URL instead")
 
 
@@ -333,6 +335,7 @@ def run(args: argparse.Namespace) -> int:
         unlimited = args.think < 0.05
         if unlimited:
             command += ["--frame-rate", "0"]
+        command += args.serve_arg
         server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             _wait(f"http://127.0.0.1:{port}/healthz", server)

@@ -40,6 +40,11 @@ def register(sub: Any) -> None:
         choices=["OFF", "NORMAL", "FULL", "EXTRA"],
         help=argparse.SUPPRESS,
     )
+    p.add_argument(
+        "--starlette-websocket",
+        action="store_true",
+        help=argparse.SUPPRESS,  # the room websocket through FastAPI's routing: a reference for benchmarks
+    )
     p.set_defaults(func=run)
 
 
@@ -72,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         allow_engines=args.allow_engines,
         sqlite_synchronous=args.sqlite_synchronous,
+        raw_websocket=not args.starlette_websocket,
     )
     app = create_app(settings)
     config = uvicorn.Config(

@@ -12,18 +12,21 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from starlette.datastructures import QueryParams
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from tabletop.server.bus import make_bus
@@ -55,11 +58,77 @@ MAX_QUEUED = 5000
 OVERFLOW = "<overflow>"  # the marker object itself is compared, never sent
 
 
+ROOM_SOCKET = re.compile(r"/api/rooms/([^/]+)/ws")
+
+
+class Socket(Protocol):
+    """What the room websocket handler uses: Starlette's ``WebSocket`` or :class:`RawSocket`."""
+
+    @property
+    def query_params(self) -> QueryParams: ...
+
+    @property
+    def application_state(self) -> WebSocketState: ...
+
+    async def accept(self) -> None: ...
+
+    async def receive(self) -> Any: ...
+
+    async def send_text(self, data: str) -> None: ...
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
+
+
+class RawSocket:
+    """The room websocket straight on ASGI: each frame goes to the server's
+    protocol without passing Starlette's middleware, routing and state checks."""
+
+    def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self._receive = receive
+        self._send = send
+        self.query_params = QueryParams(scope.get("query_string", b"").decode("latin-1"))
+        self.application_state = WebSocketState.CONNECTING
+
+    async def accept(self) -> None:
+        message = await self._receive()
+        if message["type"] != "websocket.connect":
+            raise WebSocketDisconnect(1006)
+        await self._send({"type": "websocket.accept"})
+        self.application_state = WebSocketState.CONNECTED
+
+    async def receive(self) -> Any:
+        return await self._receive()
+
+    async def send_text(self, data: str) -> None:
+        await self._send({"type": "websocket.send", "text": data})
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        if self.application_state != WebSocketState.DISCONNECTED:
+            self.application_state = WebSocketState.DISCONNECTED
+            await self._send({"type": "websocket.close", "code": code, "reason": reason or ""})
+
+
+class App(FastAPI):
+    """FastAPI, except that the room websocket (``/api/rooms/{id}/ws``) is served
+    by :attr:`room_socket` directly on ASGI (the per-frame cost of the middleware
+    stack is most of a websocket's cost in Python)."""
+
+    room_socket: Callable[[Socket, str], Awaitable[None]] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and self.room_socket is not None:
+            found = ROOM_SOCKET.fullmatch(scope.get("path", ""))
+            if found is not None:
+                await self.room_socket(RawSocket(scope, receive, send), found.group(1))
+                return
+        await super().__call__(scope, receive, send)
+
+
 def _error(code: str, message: str, status: int) -> JSONResponse:
     return JSONResponse({"code": code, "message": message, "detail": message}, status_code=status)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None) -> App:
     """The server application for ``settings`` (an in-memory SQLite database by default)."""
     settings = settings or Settings()
     state: dict[str, Any] = {}
@@ -81,7 +150,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await bus.close()
             await store.close()
 
-    app = FastAPI(
+    app = App(
         title="tabletop",
         summary="Reversi, Gomoku/Renju and Tic-tac-toe rooms over REST and websockets",
         lifespan=lifespan,
@@ -225,7 +294,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # -- websocket ---------------------------------------------------------------------------------------------
     @app.websocket("/api/rooms/{room_id}/ws")
-    async def room_socket(websocket: WebSocket, room_id: str) -> None:
+    async def starlette_socket(websocket: WebSocket, room_id: str) -> None:
+        """The same handler through FastAPI's routing (``Settings.raw_websocket`` off)."""
+        await room_socket(websocket, room_id)
+
+    async def room_socket(websocket: Socket, room_id: str) -> None:
         await websocket.accept()
         room = await hub().get(room_id) if len(room_id) <= 32 else None
         if room is None:
@@ -392,6 +465,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     if WEB.is_dir():
         app.mount("/web", StaticFiles(directory=WEB), name="web")
+    if settings.raw_websocket:
+        app.room_socket = room_socket
     return app
 
 
@@ -405,7 +480,7 @@ def _seq_of(text: str) -> int | None:
     return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
 
 
-async def _pump(websocket: WebSocket, outbox: asyncio.Queue[str], batch: bool = False) -> None:
+async def _pump(websocket: Socket, outbox: asyncio.Queue[str], batch: bool = False) -> None:
     """Send queued frames in order; stops when the socket closes.  With ``batch``
     the frames already waiting are sent together as one ``batch`` frame (each
     frame's text is embedded as it is: nothing is encoded again)."""

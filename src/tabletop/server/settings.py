@@ -40,7 +40,8 @@ class Settings:
     the base of invite links (None: taken from each request).
     ``allow_engines``: let rooms name external engines (``gomocup:CMD``,
     ``nboard:CMD``), which run a command on this machine: off unless the operator
-    turns it on."""
+    turns it on.  ``raw_websocket``: serve the room websocket directly on ASGI
+    (off: through FastAPI's routing and middleware, as a reference)."""
 
     database: str = "sqlite:///:memory:"
     redis: str | None = None
@@ -51,3 +52,4 @@ class Settings:
     public_url: str | None = None
     sqlite_synchronous: str = "FULL"
     allow_engines: bool = False
+    raw_websocket: bool = True
