@@ -324,6 +324,7 @@ def create_app(settings: Settings | None = None) -> App:
         switching: list[asyncio.Task[None]] = []
 
         def follow(new_id: str) -> None:
+            switching[:] = [t for t in switching if not t.done()]  # one per rematch: keep only live ones
             switching.append(hub().spawn(_switch(current, client, new_id)))
 
         client = Client(send, follow if websocket.query_params.get("follow") == "1" else None)
