@@ -587,12 +587,12 @@ def _shallow_value(p: np.uint64, o: np.uint64, weights: np.ndarray) -> int:
     return best
 
 
-SMALL_EMPTIES = 6
+SMALL_EMPTIES = 7
 EVAL_ORDER_EMPTIES = 12
 EVAL_ORDER_WEIGHT = 1
 SHALLOW_ORDER_EMPTIES = 16
 SHALLOW_ORDER_WEIGHT = 2
-ETC_EMPTIES = 10  # enhanced transposition cut-offs from here up
+ETC_EMPTIES = 8  # enhanced transposition cut-offs from here up
 
 
 @njit(
