@@ -80,6 +80,15 @@ actions_table = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 
+# the statements of every move, built once (building one costs more than running it)
+_INSERT_ACTIONS = actions_table.insert()
+_SET_LAST_SEQ = (
+    seats_table.update()
+    .where(seats_table.c.room_id == sa.bindparam("b_room"), seats_table.c.color == sa.bindparam("b_color"))
+    .values(last_seq=sa.bindparam("b_seq"))
+)
+_SET_OVER = rooms_table.update().where(rooms_table.c.id == sa.bindparam("b_room")).values(over=True)
+
 
 class StoreConflict(RuntimeError):
     """Another writer stored this action number first (or the row is gone)."""
@@ -267,13 +276,9 @@ class SqlStore:
         def work(conn: Connection) -> None:
             _insert_actions(conn, room_id, actions)
             if seq is not None:
-                conn.execute(
-                    seats_table.update()
-                    .where(seats_table.c.room_id == room_id, seats_table.c.color == seq[0])
-                    .values(last_seq=seq[1])
-                )
+                conn.execute(_SET_LAST_SEQ, {"b_room": room_id, "b_color": seq[0], "b_seq": seq[1]})
             if over:
-                conn.execute(rooms_table.update().where(rooms_table.c.id == room_id).values(over=True))
+                conn.execute(_SET_OVER, {"b_room": room_id})
 
         await self._write(work)
 
@@ -366,7 +371,7 @@ def _insert_actions(conn: Connection, room_id: str, actions: list[ActionRecord])
     if not actions:
         return
     conn.execute(
-        actions_table.insert(),
+        _INSERT_ACTIONS,
         [
             {
                 "room_id": room_id,
