@@ -467,16 +467,48 @@ def _score_over(p: np.uint64, o: np.uint64) -> int:
 
 
 # --------------------------------------------------------------------------- endgame
+def _priority_masks() -> np.ndarray:
+    corners = 0x8100000000000081
+    x_sq = (1 << 9) | (1 << 14) | (1 << 49) | (1 << 54)
+    c_sq = (1 << 1) | (1 << 6) | (1 << 8) | (1 << 15) | (1 << 48) | (1 << 55) | (1 << 57) | (1 << 62)
+    edges = 0xFF818181818181FF & ~corners & ~c_sq
+    inner = 0xFFFFFFFFFFFFFFFF & ~corners & ~x_sq & ~c_sq & ~edges
+    return np.array([corners, edges, inner, c_sq, x_sq], dtype=np.uint64)
+
+
+_PRIORITY_MASKS = _priority_masks()
+
+
+def _neighbours() -> np.ndarray:
+    out = np.zeros(64, dtype=np.uint64)
+    for sq in range(64):
+        r, c = divmod(sq, 8)
+        m = 0
+        for dr in (-1, 0, 1):
+            for dc in (-1, 0, 1):
+                if (dr or dc) and 0 <= r + dr < 8 and 0 <= c + dc < 8:
+                    m |= 1 << ((r + dr) * 8 + c + dc)
+        out[sq] = m
+    return out
+
+
+_NEIGHBOUR = _neighbours()  # a move must touch an opponent disc
+N_PRIORITY = 5
+
+
 @njit(cache=True)
 def _solve1(p: np.uint64, o: np.uint64, sq: int) -> int:
     # One empty square: whoever can, plays it.
     n = 2 * count(p) - 63  # disc difference with the square still empty
-    f = flips(p, o, sq)
-    if f:
-        return n + 2 * count(f) + 1
-    f = flips(o, p, sq)
-    if f:
-        return n - 2 * count(f) - 1
+    nb = _NEIGHBOUR[sq]
+    if o & nb:
+        f = flips(p, o, sq)
+        if f:
+            return n + 2 * count(f) + 1
+    if p & nb:
+        f = flips(o, p, sq)
+        if f:
+            return n - 2 * count(f) - 1
     if n > 0:
         return n + 1
     if n < 0:
@@ -489,13 +521,13 @@ def _solve2_side(p: np.uint64, o: np.uint64, bound: int, sq1: int, sq2: int, nod
     # Best result for the mover ``p`` over the two empties (tried in order; stop at ``bound`` or above),
     # -INF when ``p`` has no move.  Each child is a one-empty node.
     best = -INF
-    f = flips(p, o, sq1)
+    f = flips(p, o, sq1) if o & _NEIGHBOUR[sq1] else ZERO
     if f:
         nodes[0] += 1
         best = -_solve1(o ^ f, p ^ f ^ (ONE << U64(sq1)), sq2)
         if best >= bound:
             return best
-    f = flips(p, o, sq2)
+    f = flips(p, o, sq2) if o & _NEIGHBOUR[sq2] else ZERO
     if f:
         nodes[0] += 1
         v = -_solve1(o ^ f, p ^ f ^ (ONE << U64(sq2)), sq1)
@@ -524,6 +556,55 @@ def _solve2(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray
     return _score_over(p, o)
 
 
+@njit(cache=True, inline="always")
+def _solve3_side(
+    p: np.uint64, o: np.uint64, alpha: int, beta: int, sq1: int, sq2: int, sq3: int, nodes: np.ndarray
+) -> int:
+    # Best result for the mover over three empties in the given order, -INF when it has no move.
+    best = -INF
+    for k in range(3):
+        sq = sq1 if k == 0 else sq2 if k == 1 else sq3
+        if o & _NEIGHBOUR[sq] == ZERO:
+            continue
+        f = flips(p, o, sq)
+        if f == ZERO:
+            continue
+        v = -_solve2(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    return best
+    return best
+
+
+@njit(cache=True)
+def _solve3(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray) -> int:
+    # Three empties, no loops over quadrants: a square alone in an odd quadrant goes first.
+    nodes[0] += 1
+    empty = ~(p | o)
+    sq1 = lowest_square(empty)
+    empty &= empty - ONE
+    sq2 = lowest_square(empty)
+    sq3 = lowest_square(empty & (empty - ONE))
+    q1 = _QUADRANT[sq1]
+    q2 = _QUADRANT[sq2]
+    q3 = _QUADRANT[sq3]
+    if q1 == q2 and q2 != q3:  # (sq1, sq2) share a quadrant: sq3 is alone
+        sq1, sq2, sq3 = sq3, sq1, sq2
+    elif q1 == q3 and q1 != q2:
+        sq1, sq2, sq3 = sq2, sq1, sq3
+    best = _solve3_side(p, o, alpha, beta, sq1, sq2, sq3, nodes)
+    if best > -INF:
+        return best
+    nodes[0] += 1  # the opponent's node after our pass
+    best = _solve3_side(o, p, -beta, -alpha, sq1, sq2, sq3, nodes)
+    if best > -INF:
+        return -best
+    return _score_over(p, o)
+
+
 @njit("int64(uint64, uint64, int64, int64, boolean, int64[::1])", cache=True)
 def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool, nodes: np.ndarray) -> int:
     """Few empties: no tables, parity order (squares of odd quadrants first)."""
@@ -535,34 +616,39 @@ def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool
     n_empty = count(empty)
     if n_empty == 2 and not passed:
         return _solve2(p, o, alpha, beta, nodes)
+    if n_empty == 3 and not passed:
+        return _solve3(p, o, alpha, beta, nodes)
     nodes[0] += 1
     if n_empty == 1:
         return _solve1(p, o, lowest_square(empty))
     best = -INF
     any_move = False
-    for parity_pass in range(2):
-        for q in range(4):
-            qe = empty & _QUADRANT_MASK[q]
-            odd = count(qe) & 1
-            if (parity_pass == 0) != (odd == 1):
+    odd = ZERO  # the empties of quadrants with an odd number of them go first
+    for q in range(4):
+        qm = _QUADRANT_MASK[q]
+        if count(empty & qm) & 1:
+            odd |= qm
+    for k in range(2 * N_PRIORITY):
+        qe = (empty & odd if k < N_PRIORITY else empty & ~odd) & _PRIORITY_MASKS[k % N_PRIORITY]
+        while qe:
+            sq = lowest_square(qe)
+            qe &= qe - ONE
+            if o & _NEIGHBOUR[sq] == ZERO:
                 continue
-            while qe:
-                sq = lowest_square(qe)
-                qe &= qe - ONE
-                f = flips(p, o, sq)
-                if f == ZERO:
-                    continue
-                any_move = True
-                if n_empty == 3:
-                    v = -_solve2(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
-                else:
-                    v = -_solve_small(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, false_, nodes)
-                if v > best:
-                    best = v
-                    if v > alpha:
-                        alpha = v
-                        if alpha >= beta:
-                            return best
+            f = flips(p, o, sq)
+            if f == ZERO:
+                continue
+            any_move = True
+            if n_empty == 3:
+                v = -_solve2(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
+            else:
+                v = -_solve_small(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, false_, nodes)
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        return best
     if not any_move:
         if passed:
             return _score_over(p, o)
@@ -587,11 +673,38 @@ def _shallow_value(p: np.uint64, o: np.uint64, weights: np.ndarray) -> int:
     return best
 
 
+@njit("int64(uint64, uint64, int64, int64, int64, float32[:, ::1])", cache=True)
+def _sort_value(p: np.uint64, o: np.uint64, depth: int, alpha: int, beta: int, weights: np.ndarray) -> int:
+    # Plain alpha-beta over the static evaluation (``SCALE`` units), for move ordering only.
+    if depth <= 0:
+        return evaluate(p, o, weights)
+    moves = get_moves(p, o)
+    if moves == ZERO:
+        if get_moves(o, p) == ZERO:
+            return _score_over(p, o) * SCALE
+        return -_sort_value(o, p, depth - 1, -beta, -alpha, weights)
+    best = -INF
+    while moves:
+        sq = lowest_square(moves)
+        moves &= moves - ONE
+        f = flips(p, o, sq)
+        v = -_sort_value(o ^ f, p ^ f ^ (ONE << U64(sq)), depth - 1, -beta, -alpha, weights)
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    return best
+
+
 SMALL_EMPTIES = 7
 EVAL_ORDER_EMPTIES = 12
 EVAL_ORDER_WEIGHT = 1
 SHALLOW_ORDER_EMPTIES = 16
 SHALLOW_ORDER_WEIGHT = 2
+SORT_EMPTIES = 19  # above this, children are ordered by an alpha-beta search of (empties - 14) // 2 plies
+SORT_WEIGHT = 2  # the ordering searches below, against fastest-first (64 a reply)
 ETC_EMPTIES = 8  # enhanced transposition cut-offs from here up
 
 
@@ -684,7 +797,10 @@ def _solve(
                     v = -int(tt_vals[cslot, TT_UPPER])
                     if v >= beta:
                         return v
-            if n_empty > SHALLOW_ORDER_EMPTIES:
+            if n_empty > SORT_EMPTIES:
+                # Near the root of a long solve, a few plies of alpha-beta order better still.
+                key += _sort_value(no, np_, (n_empty - 14) // 2, -INF, INF, weights) * SORT_WEIGHT
+            elif n_empty > SHALLOW_ORDER_EMPTIES:
                 # Farther still, a one-ply search of the reply beats its static evaluation.
                 key += _shallow_value(no, np_, weights) * SHALLOW_ORDER_WEIGHT
             elif n_empty > EVAL_ORDER_EMPTIES:
