@@ -166,7 +166,16 @@ def _trailing_zeros_typer(typingctx: Any, x: Any) -> Any:
     return types.int64(types.uint64), codegen
 
 
+def _leading_zeros_typer(typingctx: Any, x: Any) -> Any:
+    # LLVM ctlz, defined (64) for a zero argument.
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctlz(args[0], context.get_constant(types.boolean, False))
+
+    return types.int64(types.uint64), codegen
+
+
 _popcount: Any = intrinsic(_popcount_typer)
+_leading_zeros: Any = intrinsic(_leading_zeros_typer)
 _trailing_zeros: Any = intrinsic(_trailing_zeros_typer)
 
 
@@ -250,48 +259,42 @@ def get_moves(p: np.uint64, o: np.uint64) -> np.uint64:
     return moves & empty
 
 
-@njit(cache=True, inline="always")
-def _flip_dir_left(p: np.uint64, o: np.uint64, x: np.uint64, shift: np.uint64, mask: np.uint64) -> np.uint64:
-    # Walk from x in the direction of a left shift, without branches (at most 6 discs in a line);
-    # mask removes the squares reached by wrapping around a row end.
-    mo = o & mask
-    f = (x << shift) & mo
-    f |= (f << shift) & mo
-    f |= (f << shift) & mo
-    f |= (f << shift) & mo
-    f |= (f << shift) & mo
-    f |= (f << shift) & mo
-    if (f << shift) & p & mask:
-        return f
-    return ZERO
+def _rays() -> np.ndarray:
+    # The squares from each square to the board edge in each direction: four that climb the
+    # square index (+1, +8, +9, +7), then four that descend (-1, -8, -9, -7).
+    out = np.zeros((64, 8), dtype=np.uint64)
+    steps = ((0, 1), (1, 0), (1, 1), (1, -1), (0, -1), (-1, 0), (-1, -1), (-1, 1))
+    for sq in range(64):
+        for d, (dr, dc) in enumerate(steps):
+            r, c = divmod(sq, 8)
+            m = 0
+            r, c = r + dr, c + dc
+            while 0 <= r < 8 and 0 <= c < 8:
+                m |= 1 << (r * 8 + c)
+                r, c = r + dr, c + dc
+            out[sq, d] = m
+    return out
 
 
-@njit(cache=True, inline="always")
-def _flip_dir_right(p: np.uint64, o: np.uint64, x: np.uint64, shift: np.uint64, mask: np.uint64) -> np.uint64:
-    mo = o & mask
-    f = (x >> shift) & mo
-    f |= (f >> shift) & mo
-    f |= (f >> shift) & mo
-    f |= (f >> shift) & mo
-    f |= (f >> shift) & mo
-    f |= (f >> shift) & mo
-    if (f >> shift) & p & mask:
-        return f
-    return ZERO
+_RAYS = _rays()
 
 
 @njit(cache=True)
 def flips(p: np.uint64, o: np.uint64, sq: int) -> np.uint64:
     """The opponent discs turned by playing ``sq``; 0 when the move is illegal."""
-    x = ONE << U64(sq)
-    f = _flip_dir_left(p, o, x, S1, NOT_A)
-    f |= _flip_dir_right(p, o, x, S1, NOT_H)
-    f |= _flip_dir_left(p, o, x, S8, ALL)
-    f |= _flip_dir_right(p, o, x, S8, ALL)
-    f |= _flip_dir_left(p, o, x, S7, NOT_H)
-    f |= _flip_dir_right(p, o, x, S7, NOT_A)
-    f |= _flip_dir_left(p, o, x, S9, NOT_A)
-    f |= _flip_dir_right(p, o, x, S9, NOT_H)
+    # Along each ray the first square that is not the opponent's must be ours: climbing rays
+    # find it as the lowest set bit, descending ones as the highest (no loops, no branches).
+    not_o = ~o
+    f = ZERO
+    for d in range(4):
+        r = _RAYS[sq, d]
+        b = r & not_o
+        first = b & (ZERO - b)
+        f |= (first - ONE) & r & (ZERO - U64((first & p) != ZERO))
+    for d in range(4, 8):
+        r = _RAYS[sq, d]
+        top = U64(0x8000000000000000) >> U64(_leading_zeros((r & not_o) | ONE))
+        f |= r & (ZERO - (top << ONE)) & (ZERO - U64((top & p & r) != ZERO))
     return f
 
 
