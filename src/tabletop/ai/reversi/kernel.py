@@ -193,70 +193,33 @@ def lowest_square(x: np.uint64) -> int:
     return sq
 
 
+@njit(cache=True, inline="always")
+def _moves_dir(p: np.uint64, mo: np.uint64, d: np.uint64) -> np.uint64:
+    # Squares reached from our discs over a run of opponent discs, in both senses of one axis:
+    # runs grow one step twice, then two steps twice (pairs of opponent discs), up to six.
+    d2 = d + d
+    t = mo & (p << d)
+    t |= mo & (t << d)
+    pre = mo & (mo << d)
+    t |= pre & (t << d2)
+    t |= pre & (t << d2)
+    u = mo & (p >> d)
+    u |= mo & (u >> d)
+    pre = mo & (mo >> d)
+    u |= pre & (u >> d2)
+    u |= pre & (u >> d2)
+    return (t << d) | (u >> d)
+
+
 @njit(cache=True)
 def get_moves(p: np.uint64, o: np.uint64) -> np.uint64:
     """Bitboard of the squares where the side owning ``p`` may play."""
-    empty = ~(p | o)
-    mo = o & INNER
-    moves = ZERO
-    # Each direction: grow a run of opponent discs from our discs, then step onto an empty square.
-    t = mo & (p << S1)
-    t |= mo & (t << S1)
-    t |= mo & (t << S1)
-    t |= mo & (t << S1)
-    t |= mo & (t << S1)
-    t |= mo & (t << S1)
-    moves |= t << S1
-    t = mo & (p >> S1)
-    t |= mo & (t >> S1)
-    t |= mo & (t >> S1)
-    t |= mo & (t >> S1)
-    t |= mo & (t >> S1)
-    t |= mo & (t >> S1)
-    moves |= t >> S1
-    t = o & (p << S8)
-    t |= o & (t << S8)
-    t |= o & (t << S8)
-    t |= o & (t << S8)
-    t |= o & (t << S8)
-    t |= o & (t << S8)
-    moves |= t << S8
-    t = o & (p >> S8)
-    t |= o & (t >> S8)
-    t |= o & (t >> S8)
-    t |= o & (t >> S8)
-    t |= o & (t >> S8)
-    t |= o & (t >> S8)
-    moves |= t >> S8
-    t = mo & (p << S7)
-    t |= mo & (t << S7)
-    t |= mo & (t << S7)
-    t |= mo & (t << S7)
-    t |= mo & (t << S7)
-    t |= mo & (t << S7)
-    moves |= t << S7
-    t = mo & (p >> S7)
-    t |= mo & (t >> S7)
-    t |= mo & (t >> S7)
-    t |= mo & (t >> S7)
-    t |= mo & (t >> S7)
-    t |= mo & (t >> S7)
-    moves |= t >> S7
-    t = mo & (p << S9)
-    t |= mo & (t << S9)
-    t |= mo & (t << S9)
-    t |= mo & (t << S9)
-    t |= mo & (t << S9)
-    t |= mo & (t << S9)
-    moves |= t << S9
-    t = mo & (p >> S9)
-    t |= mo & (t >> S9)
-    t |= mo & (t >> S9)
-    t |= mo & (t >> S9)
-    t |= mo & (t >> S9)
-    t |= mo & (t >> S9)
-    moves |= t >> S9
-    return moves & empty
+    mo = o & INNER  # a horizontal or diagonal run cannot wrap over a board edge
+    moves = _moves_dir(p, mo, S1)
+    moves |= _moves_dir(p, o, S8)
+    moves |= _moves_dir(p, mo, S7)
+    moves |= _moves_dir(p, mo, S9)
+    return moves & ~(p | o)
 
 
 def _rays() -> np.ndarray:
