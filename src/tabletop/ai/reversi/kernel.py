@@ -671,7 +671,7 @@ SHALLOW_ORDER_EMPTIES = 16
 SHALLOW_ORDER_WEIGHT = 2
 SORT_EMPTIES = 19  # above this, children are ordered by an alpha-beta search of (empties - 14) // 2 plies
 SORT_WEIGHT = 2  # the ordering searches below, against fastest-first (64 a reply)
-ETC_EMPTIES = 8  # enhanced transposition cut-offs from here up
+ETC_EMPTIES = 11  # enhanced transposition cut-offs above this (each probe is a likely cache miss)
 
 
 @njit(
