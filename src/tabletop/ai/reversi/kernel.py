@@ -504,8 +504,8 @@ def _solve2_side(p: np.uint64, o: np.uint64, bound: int, sq1: int, sq2: int, nod
 
 @njit(cache=True)
 def _solve2(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray) -> int:
-    # Two empties, without loops or recursion; same order and node count as the general case
-    # (parity order: by quadrant, then square).
+    # Two empties, without loops or recursion (tried by quadrant, then square: both squares have
+    # the same parity, so the general case's parity order does not apply).
     nodes[0] += 1
     empty = ~(p | o)
     sq1 = lowest_square(empty)
