@@ -155,6 +155,16 @@ def test_solver_scores_every_move_exactly_when_asked() -> None:
     assert all(s.exact for s in result.scores)
 
 
+def test_a_plain_solve_marks_only_the_best_score_exact_and_the_others_as_bounds() -> None:
+    pos = parse_obf_line((DATA / "fforum-1-19.obf").read_text().splitlines()[0])
+    result = Searcher(16).solve(*pos.sides())
+    assert [s.exact for s in result.scores] == [True] + [False] * (len(result.scores) - 1)
+    assert int(result.scores[0].score) == pos.expected_score
+    for s in result.scores[1:]:  # each other move was only proven no better than the best
+        assert s.score <= result.scores[0].score
+        assert pos.annotations[square_name(s.square)] <= s.score
+
+
 def test_finished_game_gives_empties_to_the_winner() -> None:
     assert Searcher.final_score(0b1110, 0b1) == 2 + 60
     assert Searcher.final_score(0b1, 0b1110) == -2 - 60

@@ -207,7 +207,9 @@ class Searcher:
                 order = sorted(exact, key=lambda sq: -exact[sq])
                 result = SearchResult(
                     best=order[0],
-                    scores=[RootScore(sq, float(exact[sq]), True) for sq in order],
+                    # Without all_moves only the best score is exact: the others are the
+                    # null-window bounds (at most the best) that proved them no better.
+                    scores=[RootScore(sq, float(exact[sq]), all_moves or sq == order[0]) for sq in order],
                     depth=empties,
                     exact=True,
                 )
