@@ -63,6 +63,8 @@ class Board(BaseBoard):
             raise ValueError(f"k={k} cannot fit on a {m}x{n} board")
         super().__init__(m, n)
         self.k = k
+        # one Move per square, shared by every board of this size (legal moves are not rebuilt each turn)
+        self._moves = _move_table(m, n)
         self._cells = [EMPTY] * (m * n)
         self._count = 0
         # outcome after each pushed move, so pop restores it without a rescan
@@ -105,9 +107,7 @@ class Board(BaseBoard):
     def legal_moves(self) -> list[Move]:
         if self.is_game_over():
             return []
-        w = self._width
-        cells = self._cells
-        return [Move(i % w, i // w, self._move_name(i % w, i // w)) for i in range(len(cells)) if cells[i] == EMPTY]
+        return [m for m, v in zip(self._moves, self._cells) if v == EMPTY]
 
     def _check(self, move: Move) -> None:
         if move.is_pass:
@@ -232,9 +232,6 @@ class GomokuBoard(Board):
         h = width if height is None else height
         if not (5 <= width <= 26 and 5 <= h <= 26):
             raise ValueError(f"gomoku board size {width}x{h} is out of range (5..26)")
-        # one Move per square, shared by every board of this size: legal_moves
-        # and push hand these out instead of building new ones (playout speed)
-        self._moves = _move_table(width, h)
         super().__init__(width, h, 5, position=position)
 
     def variant(self) -> dict[str, object]:
