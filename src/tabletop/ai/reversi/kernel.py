@@ -46,9 +46,6 @@ __all__ = [
 U64 = np.uint64
 ZERO = U64(0)
 ONE = U64(1)
-ALL = U64(0xFFFFFFFFFFFFFFFF)
-NOT_A = U64(0xFEFEFEFEFEFEFEFE)  # every column but the leftmost (col 0)
-NOT_H = U64(0x7F7F7F7F7F7F7F7F)  # every column but the rightmost (col 7)
 INNER = U64(0x7E7E7E7E7E7E7E7E)
 COL_A = U64(0x0101010101010101)
 COL_H = U64(0x8080808080808080)
@@ -434,7 +431,7 @@ def _score_over(p: np.uint64, o: np.uint64) -> int:
 
 # --------------------------------------------------------------------------- endgame
 def _priority_masks() -> np.ndarray:
-    corners = 0x8100000000000081
+    corners = int(CORNERS)
     x_sq = (1 << 9) | (1 << 14) | (1 << 49) | (1 << 54)
     c_sq = (1 << 1) | (1 << 6) | (1 << 8) | (1 << 15) | (1 << 48) | (1 << 55) | (1 << 57) | (1 << 62)
     edges = 0xFF818181818181FF & ~corners & ~c_sq
