@@ -105,9 +105,14 @@ class Board(BaseBoard):
     # -- moves --------------------------------------------------------------------
     @property
     def legal_moves(self) -> list[Move]:
-        if self.is_game_over():
+        if self._outcomes[-1] is not None:
             return []
         return [m for m, v in zip(self._moves, self._cells) if v == EMPTY]
+
+    def _coerce(self, move: Move | str) -> Move:
+        if isinstance(move, Move) and 0 <= move.col < self._width and 0 <= move.row < self._height:
+            return self._moves[move.row * self._width + move.col]
+        return super()._coerce(move)
 
     def _check(self, move: Move) -> None:
         if move.is_pass:
@@ -155,11 +160,10 @@ class Board(BaseBoard):
         return run, blocked
 
     def _outcome_after(self, move: Move, color: Color) -> Outcome | None:
-        w = self._width
         for dc, dr in _DIRECTIONS:
             run, blocked = self.line_through(move.col, move.row, dc, dr)
             if len(run) >= self.k and self._wins_with(len(run), color, blocked):
-                cells = tuple(Move(i % w, i // w, self._move_name(i % w, i // w)) for i in run)
+                cells = tuple(self._moves[i] for i in run)
                 score = (1, 0) if color is BLACK else (0, 1)
                 return Outcome(color, "line", score, cells=cells)
         if self._count == len(self._cells):
@@ -189,7 +193,7 @@ class Board(BaseBoard):
                     continue  # not the start of the run
                 run, blocked = self.line_through(col, row, dc, dr)
                 if len(run) >= self.k and self._wins_with(len(run), color, blocked):
-                    cells = tuple(Move(i % w, i // w, self._move_name(i % w, i // w)) for i in run)
+                    cells = tuple(self._moves[i] for i in run)
                     return Outcome(color, "line", (1, 0) if color is BLACK else (0, 1), cells=cells)
         if self._count == len(self._cells):
             return Outcome(None, "draw", (0, 0))
@@ -236,17 +240,6 @@ class GomokuBoard(Board):
 
     def variant(self) -> dict[str, object]:
         return {"width": self._width, "height": self._height, "rule": self.rule}
-
-    @property
-    def legal_moves(self) -> list[Move]:
-        if self._outcomes[-1] is not None:
-            return []
-        return [m for m, v in zip(self._moves, self._cells) if v == EMPTY]
-
-    def _coerce(self, move: Move | str) -> Move:
-        if isinstance(move, Move) and 0 <= move.col < self._width and 0 <= move.row < self._height:
-            return self._moves[move.row * self._width + move.col]
-        return super()._coerce(move)
 
     def _outcome_after(self, move: Move, color: Color) -> Outcome | None:
         """As :meth:`Board._outcome_after`, counting each line in place and
