@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -12,19 +12,11 @@ import pytest
 from tabletop.ai.reversi import kernel
 from tabletop.ai.reversi.eval import WEIGHTS_FILE
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "fit_reversi_eval.py"
 
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fit_reversi_eval", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_search_labelled_fit_is_deterministic_and_keeps_other_phases(tmp_path: Path) -> None:
-    fit = _script()
+def test_search_labelled_fit_is_deterministic_and_keeps_other_phases(
+    tmp_path: Path, load_script: Callable[[str], ModuleType]
+) -> None:
+    fit = load_script("fit_reversi_eval")
     outs = []
     for name in ("a.npz", "b.npz"):
         out = tmp_path / name
@@ -39,6 +31,6 @@ def test_search_labelled_fit_is_deterministic_and_keeps_other_phases(tmp_path: P
         assert np.array_equal(new[ph], shipped[ph])
 
 
-def test_bad_phases_give_a_clear_error() -> None:
+def test_bad_phases_give_a_clear_error(load_script: Callable[[str], ModuleType]) -> None:
     with pytest.raises(SystemExit, match="phases run from 0"):
-        _script().main(["--phases", "9"])
+        load_script("fit_reversi_eval").main(["--phases", "9"])

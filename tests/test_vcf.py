@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
+from gomoku_boards import board_with
 from tabletop.ai.gomoku import find_vcf, find_vct
 from tabletop.ai.gomoku import patterns as P
 from tabletop.ai.gomoku.engine import verified_win
 from tabletop.ai.gomoku.position import Position
 from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.games.mnk import GomokuBoard, gomoku
-
-
-def board_with(black: list[tuple[int, int]], white: list[tuple[int, int]], rule: str = "freestyle",
-               size: int = 15, turn: str = "X") -> GomokuBoard:
-    """A board from (col, row-from-top) stone lists."""
-    grid = [["-"] * size for _ in range(size)]
-    for c, r in black:
-        grid[r][c] = "X"
-    for c, r in white:
-        grid[r][c] = "O"
-    return gomoku(size, rule, position="/".join("".join(row) for row in grid) + " " + turn)
-
 
 # A chain of broken fours built on a 20x20 board: seven lines, each holding the
 # corner stone of the last, two stones of its own and a gap; each line's far

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
+from gomoku_boards import board_with
 from tabletop.ai.gomoku import find_vct
 from tabletop.ai.gomoku.engine import verified_win
 from tabletop.ai.gomoku.position import Position
 from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.ai.gomoku.vctcheck import unbeaten_replies
-from tabletop.games.mnk import GomokuBoard, gomoku
-
-
-def board_with(black: list[tuple[int, int]], white: list[tuple[int, int]], rule: str = "freestyle",
-               size: int = 15, turn: str = "X") -> GomokuBoard:
-    """A board from (col, row-from-top) stone lists."""
-    grid = [["-"] * size for _ in range(size)]
-    for c, r in black:
-        grid[r][c] = "X"
-    for c, r in white:
-        grid[r][c] = "O"
-    return gomoku(size, rule, position="/".join("".join(row) for row in grid) + " " + turn)
-
 
 # Black (6,7),(7,7) on row 7 and (8,5),(8,6) on column 8: Black's (8,7) makes two
 # open threes at once.  White's scattered stones make no threat.
