@@ -738,15 +738,16 @@ def _solve(
     # Order: table move, then fewest replies (fastest first), corners, parity.
     sqs = scratch[ply, 0]
     keys = scratch[ply, 1]
+    fls = scratch[ply, 2]
     n_moves = 0
     m = moves
     while m:
         sq = lowest_square(m)
         m &= m - ONE
+        f = flips(p, o, sq)
         if sq == tt_move:
             key = -1 << 30
         else:
-            f = flips(p, o, sq)
             np_ = p ^ f ^ (ONE << U64(sq))
             no = o ^ f
             reply = get_moves(no, np_)
@@ -774,19 +775,29 @@ def _solve(
         while j > 0 and keys[j - 1] > key:
             keys[j] = keys[j - 1]
             sqs[j] = sqs[j - 1]
+            fls[j] = fls[j - 1]
             j -= 1
         keys[j] = key
         sqs[j] = sq
+        fls[j] = np.int64(f)
         n_moves += 1
     alpha0 = alpha
     best = -INF
     best_sq = -1
     for i in range(n_moves):
         sq = sqs[i]
-        f = flips(p, o, sq)
+        f = U64(fls[i])
         np_ = o ^ f
         no = p ^ f ^ (ONE << U64(sq))
-        if i == 0:
+        if n_empty <= SMALL_EMPTIES + 1:
+            # Children of the table-free size: call the small solver directly.
+            if i == 0:
+                v = -_solve_small(np_, no, -beta, -alpha, false_, nodes)
+            else:
+                v = -_solve_small(np_, no, -alpha - 1, -alpha, false_, nodes)
+                if alpha < v < beta:
+                    v = -_solve_small(np_, no, -beta, -v, false_, nodes)
+        elif i == 0:
             v = -_solve(
                 np_, no, -beta, -alpha, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch, weights
             )
@@ -829,7 +840,7 @@ def _solve(
 
 def new_scratch() -> np.ndarray:
     """Per-ply move lists for the searches (no allocation inside the compiled code)."""
-    return np.zeros((80, 2, 40), dtype=np.int64)
+    return np.zeros((80, 3, 40), dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)  # nogil: a timer thread may raise the stop flag meanwhile
