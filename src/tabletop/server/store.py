@@ -82,6 +82,8 @@ actions_table = sa.Table(
 
 # the statements of every move, built once (building one costs more than running it)
 _INSERT_ACTIONS = actions_table.insert()
+_INSERT_ROOM = rooms_table.insert()
+_INSERT_SEATS = seats_table.insert()
 _SET_LAST_SEQ = (
     seats_table.update()
     .where(seats_table.c.room_id == sa.bindparam("b_room"), seats_table.c.color == sa.bindparam("b_color"))
@@ -302,23 +304,24 @@ class SqlStore:
     ) -> None:
         def work(conn: Connection) -> None:
             conn.execute(
-                rooms_table.insert().values(
-                    id=room.id,
-                    game=room.game,
-                    options=json.dumps(room.options),
-                    position=room.position,
-                    seats=json.dumps(room.seats),
-                    clock=None if room.clock is None else json.dumps(room.clock),
-                    mode=room.mode,
-                    listed=room.listed,
-                    invite_hash=room.invite_hash,
-                    created=room.created,
-                    over=room.over,
-                    rematch=None,
-                )
+                _INSERT_ROOM,  # built once; the values go as parameters (building costs more than running)
+                {
+                    "id": room.id,
+                    "game": room.game,
+                    "options": json.dumps(room.options),
+                    "position": room.position,
+                    "seats": json.dumps(room.seats),
+                    "clock": None if room.clock is None else json.dumps(room.clock),
+                    "mode": room.mode,
+                    "listed": room.listed,
+                    "invite_hash": room.invite_hash,
+                    "created": room.created,
+                    "over": room.over,
+                    "rematch": None,
+                },
             )
             conn.execute(
-                seats_table.insert(),
+                _INSERT_SEATS,
                 [
                     {
                         "room_id": room.id,
