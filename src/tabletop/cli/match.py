@@ -2,7 +2,10 @@
 
 Games alternate colours; games with an opening set start each pair of games
 from the same opening, once with each colour, so neither player profits from a
-lucky start.  A player that fails (an external engine that times out or sends
+lucky start.  Gomoku and Renju games start from three stones that the engine
+scores about even (:func:`tabletop.ai.gomoku.openings.balanced_openings`): from
+two stones near the centre the first player won nearly every game between the
+upper levels, whatever their strength.  A player that fails (an external engine that times out or sends
 nonsense) loses that game, and the reason is counted.  The result is printed
 from A's side with the Elo difference and its 95% interval.
 """
@@ -53,6 +56,7 @@ class GameResult:
     a_score: float  # 1 win, 0.5 draw, 0 loss
     reason: str
     plies: int
+    black_score: float = 0.5  # the same from Black's side: how the openings treat the colours
 
 def play_one(spec: GameSpec) -> GameResult:
     """Play one game to the end; a player that raises loses it."""
@@ -71,19 +75,28 @@ def play_one(spec: GameSpec) -> GameResult:
             move = players[mover].choose(board.copy(), limit)
             board.push(move)
         except Exception as exc:  # an engine failure loses the game, whatever its kind
-            return GameResult(0.0 if mover is a_color else 1.0, f"{mover.label} failed: {exc}", len(board.move_stack))
+            return GameResult(0.0 if mover is a_color else 1.0, f"{mover.label} failed: {exc}", len(board.move_stack),
+                              0.0 if mover is BLACK else 1.0)
     outcome = board.outcome()
     assert outcome is not None
     if outcome.winner is None:
         return GameResult(0.5, outcome.reason, len(board.move_stack))
-    return GameResult(1.0 if outcome.winner is a_color else 0.0, outcome.reason, len(board.move_stack))
+    return GameResult(1.0 if outcome.winner is a_color else 0.0, outcome.reason, len(board.move_stack),
+                      1.0 if outcome.winner is BLACK else 0.0)
 
 def openings(game: str, board: BaseBoard, count: int, seed: int) -> list[tuple[str, ...]]:
     """Distinct short openings for a fair match: Reversi's positions after 4 plies,
-    Gomoku's two-stone starts near the centre; none for Tic-tac-toe."""
+    Gomoku's balanced three-stone starts (two-stone starts near the centre where the
+    board is too small for them); none for Tic-tac-toe."""
     rng = random.Random(seed)
     if game == "tictactoe":
         return [()]
+    if game == "gomoku":
+        from tabletop.ai.gomoku.openings import balanced_openings
+
+        book = [tuple(str(m) for m in line) for line in balanced_openings(board, count, seed)]
+        if book:
+            return book
     seen: set[str] = set()
     out: list[tuple[str, ...]] = []
     plies = 4 if game == "reversi" else 2
@@ -107,6 +120,12 @@ def openings(game: str, board: BaseBoard, count: int, seed: int) -> list[tuple[s
             seen.add(key)
             out.append(tuple(line))
     return out or [()]
+
+def schedule(game: str, options: dict[str, Any], a: str, b: str, games: int, book: list[tuple[str, ...]],
+             think: float | None) -> list[GameSpec]:
+    """The games in order: pairs from one opening, A Black in the first game of a pair and White in the second."""
+    return [GameSpec(game, options, a, b, i % 2 == 0, book[(i // 2) % len(book)], think) for i in range(games)]
+
 
 def elo(score: float, games: int, per_game: list[float]) -> tuple[float, float, float]:
     """Elo difference for a score fraction, with a 95% interval from the spread of results."""
@@ -139,10 +158,7 @@ def run(args: argparse.Namespace) -> int:
         options["rule"] = args.rule
     board = new_board(args.game, options)
     book = openings(args.game, board, (args.games + 1) // 2, args.seed)
-    specs = [
-        GameSpec(args.game, options, args.a, args.b, i % 2 == 0, book[(i // 2) % len(book)], args.think)
-        for i in range(args.games)
-    ]
+    specs = schedule(args.game, options, args.a, args.b, args.games, book, args.think)
     results = _play_all(specs, args.jobs, quiet=args.json)
     wins = sum(1 for r in results if r.a_score == 1.0)
     draws = sum(1 for r in results if r.a_score == 0.5)
@@ -153,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
     summary = {
         "games": len(results), "wins": wins, "draws": draws, "losses": losses,
         "score": round(score / len(results), 4), "elo": round(e, 1), "elo_low": round(lo, 1), "elo_high": round(hi, 1),
+        "black_wins": sum(1 for r in results if r.black_score == 1.0),
+        "white_wins": sum(1 for r in results if r.black_score == 0.0),
     }
     if args.json:
         print(json.dumps(summary))
@@ -167,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{e:+.0f} [{lo:+.0f}, {hi:+.0f}]")
     console = Console()
     console.print(table)
+    console.print(f"Black won {summary['black_wins']}, White won {summary['white_wins']} (draws {draws})")
     for reason in sorted(set(failures)):
         console.print(f"[red]{failures.count(reason)} game(s) lost because {reason}[/]")
     return 0

@@ -9,20 +9,30 @@
   ``"place"`` with two more stones (White's, then Black's) when the position is
   close to even; after five stones, ``"black"`` or ``"white"``.
 
+- :func:`balanced_openings`: short starting positions for engine matches
+  (``tabletop match gomoku``), drawn at random near the centre for a seed and
+  kept when a fixed-depth search, with no clock, scores them about even
+  (:func:`opening_balance`), so the same seed always gives the same set.
+
 This module decides; it does not apply anything: :mod:`tabletop.games.openings`
 and :class:`tabletop.match.Match` own the opening's state.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass, field
 
 from tabletop.ai.gomoku.position import Position
 from tabletop.ai.gomoku.search import Searcher
-from tabletop.games.core import BLACK, BaseBoard, Move
+from tabletop.games.core import BLACK, BaseBoard, IllegalMoveError, Move
 
-__all__ = ["SwapDecision", "choose_swap2_action", "choose_swap_action", "choose_swap_opening", "side_to_move_value"]
+__all__ = [
+    "BALANCE_DEPTH", "BALANCE_MARGIN", "BALANCE_NODES", "BALANCE_TARGET", "BLACK_RING", "WHITE_RADIUS", "SwapDecision",
+    "balanced_openings", "choose_swap2_action", "choose_swap_action", "choose_swap_opening", "opening_balance",
+    "opening_candidates", "side_to_move_value",
+]
 
 # offsets (dc, dr) from the centre of Black 1, White 2, Black 3: direct and indirect openings
 _SHAPES: tuple[tuple[tuple[int, int], tuple[int, int], tuple[int, int]], ...] = (
@@ -100,3 +110,91 @@ def choose_swap2_action(board: BaseBoard, seconds: float = 0.8) -> SwapDecision:
             placed.append(m)
         return SwapDecision("place", placed)
     return SwapDecision(mover if value >= 0 else other)
+
+
+# -- balanced openings for engine matches ----------------------------------------------------------
+# Three stones, White to move: Black on the centre, White within WHITE_RADIUS of it, and Black's
+# second stone on the ring at BLACK_RING from the centre (Chebyshev distance).  From two-stone
+# openings, or three stones close together, the first player wins most games between the engine's
+# levels 6 and 7 (Black won 38 of 40 in a 7 vs 6 match); a second black stone three points away
+# helps Black less, and equal levels then win about as often with either colour (figures in
+# /work/notes/gomoku-openings.md).  Each candidate is then scored by a fixed-depth search with a
+# node cap and no deadline (:func:`opening_balance`, for White, the side to move); its leaves all
+# have White to move a stone down, so a typical opening of this family scores about -960 rather
+# than 0, and the ones kept lie within BALANCE_MARGIN of BALANCE_TARGET: outliers that the search
+# thinks clearly better for one side are dropped.
+WHITE_RADIUS = 2
+BLACK_RING = 3
+BALANCE_DEPTH = 4
+BALANCE_NODES = 20_000
+BALANCE_TARGET = -960
+BALANCE_MARGIN = 150
+
+
+def opening_balance(board: BaseBoard) -> int:
+    """The side to move's score of ``board`` by a fixed-depth, node-capped search (deterministic)."""
+    pos = Position.from_board(board)
+    return Searcher(pos, width=10, max_nodes=BALANCE_NODES).search(max_depth=BALANCE_DEPTH).score
+
+
+def _symmetry_key(board: BaseBoard, stones: list[Move]) -> tuple[tuple[int, int, int], ...]:
+    """The smallest image of the stones under the board's symmetries (colour by move parity)."""
+    w, h = board.width - 1, board.height - 1
+    images = []
+    for swap in (False, True) if board.width == board.height else (False,):
+        for flip_c in (False, True):
+            for flip_r in (False, True):
+                image = []
+                for i, m in enumerate(stones):
+                    c, r = (m.row, m.col) if swap else (m.col, m.row)
+                    image.append((i % 2, w - c if flip_c else c, h - r if flip_r else r))
+                images.append(tuple(sorted(image)))
+    return min(images)
+
+
+def opening_candidates(board: BaseBoard) -> list[list[Move]]:
+    """Every opening of the family on ``board`` that the rules allow, one per symmetry class, in a fixed order."""
+    cx, cy = board.width // 2, board.height // 2
+    centre = board.move_at(cx, cy)
+    out: list[list[Move]] = []
+    seen: set[tuple[tuple[int, int, int], ...]] = set()
+    span = range(-BLACK_RING, BLACK_RING + 1)
+    for dc, dr in ((c, r) for r in range(-WHITE_RADIUS, WHITE_RADIUS + 1) for c in range(-WHITE_RADIUS, WHITE_RADIUS + 1)):
+        if (dc, dr) == (0, 0) or not board.on_board(cx + dc, cy + dr):
+            continue
+        white = board.move_at(cx + dc, cy + dr)
+        for ec, er in ((c, r) for r in span for c in span):
+            if max(abs(ec), abs(er)) != BLACK_RING or not board.on_board(cx + ec, cy + er):
+                continue
+            line = [centre, white, board.move_at(cx + ec, cy + er)]
+            key = _symmetry_key(board, line)
+            if key in seen:
+                continue
+            b = board.copy()
+            try:
+                for m in line:
+                    b.push(m)
+            except IllegalMoveError:
+                continue
+            seen.add(key)
+            out.append(line)
+    return out
+
+
+def balanced_openings(board: BaseBoard, count: int, seed: int, target: int = BALANCE_TARGET,
+                      margin: int = BALANCE_MARGIN) -> list[list[Move]]:
+    """Up to ``count`` distinct openings for an empty ``board``, the same for the same ``seed``:
+    the family's candidates in a seeded random order, kept when :func:`opening_balance` lies
+    within ``margin`` of ``target``."""
+    candidates = opening_candidates(board)
+    random.Random(seed).shuffle(candidates)
+    out: list[list[Move]] = []
+    for line in candidates:
+        if len(out) >= count:
+            break
+        b = board.copy()
+        for m in line:
+            b.push(m)
+        if abs(opening_balance(b) - target) <= margin:
+            out.append(line)
+    return out
