@@ -253,3 +253,48 @@ def test_room_websocket_works_straight_on_asgi_and_through_fastapi(raw: bool) ->
             assert ws.receive_json()["code"] == "unknown_room"
         assert client.get(f"/api/rooms/{created['room']}").json()["moves"] == ["b2"]
     assert routed == ([] if raw else [f"/api/rooms/{created['room']}/ws", "/api/rooms/nosuchroom/ws"])
+
+
+def test_a_following_connection_keeps_no_finished_room_in_memory() -> None:
+    """A connection that follows rematches (``follow=1``) holds only its current room: the finished
+    ones leave the hub and memory (they load again from the store on demand)."""
+    import gc
+
+    from fastapi.testclient import TestClient
+
+    from tabletop.server.app import create_app
+    from tabletop.server.rooms import Room
+    from tabletop.server.settings import Settings
+
+    with TestClient(create_app(Settings(workers=1))) as client:
+        created = client.post("/api/rooms", json={"game": "tictactoe", "mode": "local"}).json()
+        first = created["room"]
+        with client.websocket_connect(f"/api/rooms/{first}/ws?follow=1") as ws:
+
+            def until(kind: str) -> dict[str, Any]:
+                while True:
+                    f = ws.receive_json()
+                    if f["type"] == kind or f.get("event", {}).get("kind") == kind:
+                        return f
+
+            ws.send_json({"type": "hello", "tokens": list(created["tokens"].values())})
+            until("state")
+            rooms = [first]
+            seq = 0
+            for _ in range(3):
+                for move in ("a1", "b1", "a2", "b2", "a3"):  # the first player wins on the a-file
+                    seq += 1
+                    ws.send_json({"type": "move", "move": move, "seq": seq})
+                    until("ack")
+                until("game_ended")
+                ws.send_json({"type": "rematch"})
+                rooms.append(until("rematch_started")["event"]["room"])
+                until("state")  # greeted in the new room
+                seq = 0
+            assert client.get("/healthz").json()["rooms"] == 1
+            gc.collect()
+            alive = {r.id for r in gc.get_objects() if isinstance(r, Room)}
+            assert alive == {rooms[-1]}, f"finished rooms still in memory: {sorted(alive - {rooms[-1]})}"
+        for room, rematch in zip(rooms, rooms[1:]):  # loaded again from the store on demand
+            data = client.get(f"/api/rooms/{room}").json()
+            assert data["moves"] == ["a1", "b1", "a2", "b2", "a3"] and data["rematch"] == rematch

@@ -321,6 +321,7 @@ def create_app(settings: Settings | None = None) -> App:
         # ?follow=1: a rematch moves this connection into the new room (no reconnect)
         batch = websocket.query_params.get("batch") == "1"
         current = [room]
+        del room  # a following connection outlives its first room: hold rooms only through current
         switching: list[asyncio.Task[None]] = []
 
         def follow(new_id: str) -> None:

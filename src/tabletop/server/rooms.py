@@ -586,12 +586,22 @@ class RoomHub:
     def release(self, room: Room) -> None:
         """Drop a finished room nobody watches from memory (it loads again on demand)."""
         busy = room.think_task is not None and not room.think_task.done()
-        if room.clients or busy or not room.match.is_over() or room.lock.locked():
+        if room.clients or busy or not room.match.is_over():
+            return
+        if room.lock.locked():
+            # The last client left while a change holds the room (a rematch starting):
+            # try again once it is done, or finished rooms would pile up in memory.
+            self.spawn(self._release_when_free(room))
             return
         if self.rooms.get(room.id) is room:
             del self.rooms[room.id]
             room.closed = True
             room.unfollow()
+
+    async def _release_when_free(self, room: Room) -> None:
+        async with room.lock:
+            pass
+        self.release(room)
 
     def _build(self, stored: StoredRoom) -> Room:
         room = Room(self, stored.room, stored.seats)
