@@ -36,7 +36,7 @@ def test_openings_are_legal_three_stone_starts_of_the_family(rule: str) -> None:
         assert (centre.col, centre.row) == (cx, cy) and b.piece_at(cx, cy) is BLACK
         assert b.piece_at(white.col, white.row) is WHITE
         assert 1 <= max(abs(white.col - cx), abs(white.row - cy)) <= O.WHITE_RADIUS
-        assert max(abs(far.col - cx), abs(far.row - cy)) == O.BLACK_RING
+        assert max(abs(far.col - cx), abs(far.row - cy)) == O.black_ring(board) == (2 if rule == "renju" else 3)
 
 
 def _images(line: list[Move], n: int) -> set[frozenset[tuple[int, int, int]]]:
@@ -52,10 +52,11 @@ def _images(line: list[Move], n: int) -> set[frozenset[tuple[int, int, int]]]:
     return out
 
 
-def test_openings_are_distinct_even_up_to_the_board_symmetries() -> None:
-    board = _board("freestyle")
-    book = O.balanced_openings(board, 30, seed=1)
-    assert len(book) == 30
+@pytest.mark.parametrize(("rule", "count"), [("freestyle", 30), ("renju", 20)])
+def test_openings_are_distinct_even_up_to_the_board_symmetries(rule: str, count: int) -> None:
+    board = _board(rule)
+    book = O.balanced_openings(board, count, seed=1)
+    assert len(book) == count
     seen: set[frozenset[tuple[int, int, int]]] = set()
     for line in book:
         images = _images(line, board.width)

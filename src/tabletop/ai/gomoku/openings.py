@@ -24,13 +24,13 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from tabletop.ai.gomoku.position import Position
+from tabletop.ai.gomoku.position import Position, rule_of
 from tabletop.ai.gomoku.search import Searcher
 from tabletop.games.core import BLACK, BaseBoard, IllegalMoveError, Move
 
 __all__ = [
     "BALANCE_DEPTH", "BALANCE_MARGIN", "BALANCE_NODES", "BALANCE_TARGET", "BLACK_RING", "WHITE_RADIUS", "SwapDecision",
-    "balanced_openings", "choose_swap2_action", "choose_swap_action", "choose_swap_opening", "opening_balance",
+    "balanced_openings", "black_ring", "choose_swap2_action", "choose_swap_action", "choose_swap_opening", "opening_balance",
     "opening_candidates", "side_to_move_value",
 ]
 
@@ -114,17 +114,19 @@ def choose_swap2_action(board: BaseBoard, seconds: float = 0.8) -> SwapDecision:
 
 # -- balanced openings for engine matches ----------------------------------------------------------
 # Three stones, White to move: Black on the centre, White within WHITE_RADIUS of it, and Black's
-# second stone on the ring at BLACK_RING from the centre (Chebyshev distance).  From two-stone
-# openings, or three stones close together, the first player wins most games between the engine's
-# levels 6 and 7 (Black won 38 of 40 in a 7 vs 6 match); a second black stone three points away
-# helps Black less, and equal levels then win about as often with either colour (figures in
+# second stone on the ring at BLACK_RING[rule] from the centre (Chebyshev distance).  From two-stone
+# openings, or three stones close together, the first player wins most freestyle games between the
+# engine's levels 6 and 7 (Black won 38 of 40 in a 7 vs 6 match); a second black stone three points
+# away helps Black less, and equal levels then win about as often with either colour.  Renju's
+# fouls already hold Black back: with the ring at 3 White won 26 and Black 10 of 40 games between
+# two level 5 players, with the ring at 2 Black 18 and White 14 (figures in
 # /work/notes/gomoku-openings.md).  Each candidate is then scored by a fixed-depth search with a
 # node cap and no deadline (:func:`opening_balance`, for White, the side to move); its leaves all
 # have White to move a stone down, so a typical opening of this family scores about -960 rather
 # than 0, and the ones kept lie within BALANCE_MARGIN of BALANCE_TARGET: outliers that the search
 # thinks clearly better for one side are dropped.
 WHITE_RADIUS = 2
-BLACK_RING = 3
+BLACK_RING: dict[str, int] = {"freestyle": 3, "standard": 3, "renju": 2}
 BALANCE_DEPTH = 4
 BALANCE_NODES = 20_000
 BALANCE_TARGET = -960
@@ -152,19 +154,25 @@ def _symmetry_key(board: BaseBoard, stones: list[Move]) -> tuple[tuple[int, int,
     return min(images)
 
 
+def black_ring(board: BaseBoard) -> int:
+    """How far from the centre Black's second opening stone goes under ``board``'s rule."""
+    return BLACK_RING.get(rule_of(board), 3)
+
+
 def opening_candidates(board: BaseBoard) -> list[list[Move]]:
     """Every opening of the family on ``board`` that the rules allow, one per symmetry class, in a fixed order."""
     cx, cy = board.width // 2, board.height // 2
     centre = board.move_at(cx, cy)
     out: list[list[Move]] = []
     seen: set[tuple[tuple[int, int, int], ...]] = set()
-    span = range(-BLACK_RING, BLACK_RING + 1)
+    ring = black_ring(board)
+    span = range(-ring, ring + 1)
     for dc, dr in ((c, r) for r in range(-WHITE_RADIUS, WHITE_RADIUS + 1) for c in range(-WHITE_RADIUS, WHITE_RADIUS + 1)):
         if (dc, dr) == (0, 0) or not board.on_board(cx + dc, cy + dr):
             continue
         white = board.move_at(cx + dc, cy + dr)
         for ec, er in ((c, r) for r in span for c in span):
-            if max(abs(ec), abs(er)) != BLACK_RING or not board.on_board(cx + ec, cy + er):
+            if max(abs(ec), abs(er)) != ring or not board.on_board(cx + ec, cy + er):
                 continue
             line = [centre, white, board.move_at(cx + ec, cy + er)]
             key = _symmetry_key(board, line)
