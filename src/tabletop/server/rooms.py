@@ -597,6 +597,9 @@ class RoomHub:
             del self.rooms[room.id]
             room.closed = True
             room.unfollow()
+            # the match's listener is the room's own method: without this cycle the room
+            # is freed at once rather than by a full collection of the whole heap
+            room.match.unsubscribe_all()
 
     async def _release_when_free(self, room: Room) -> None:
         async with room.lock:
