@@ -115,9 +115,13 @@ def verified_win(board: BaseBoard, pos: Position, line: list[int]) -> list[Move]
     return moves
 
 
+def _on_board(board: BaseBoard, pos: Position, p: int) -> bool:
+    return p >= 0 and board.on_board(*pos.col_row(p))
+
+
 def _legal_choice(board: BaseBoard, pos: Position, ranked: list[int]) -> Move:
     for p in ranked:
-        if p < 0:
+        if not _on_board(board, pos, p):
             continue
         m = pos.to_move(board, p)
         if board.is_legal(m):
@@ -230,10 +234,12 @@ class GomokuEngine:
             if scores[0][0] != result.best:
                 result.pv = [scores[0][0]]
         for p, score in scores[:8]:
+            if not _on_board(board, pos, p):
+                continue
             m = pos.to_move(board, p)
             if board.is_legal(m):
                 analysis.scores.append(MoveScore(m, float(score), exact=abs(score) >= WIN - 100))
-        analysis.pv = [pos.to_move(board, p) for p in result.pv if p >= 0]
+        analysis.pv = [pos.to_move(board, p) for p in result.pv if _on_board(board, pos, p)]
         analysis.depth = result.depth
         analysis.nodes = nodes
         analysis.seconds = time.perf_counter() - started

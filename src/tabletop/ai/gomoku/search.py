@@ -159,7 +159,9 @@ class Searcher:
         pos = self.pos
         root_moves, _ = self._moves(0)
         if not root_moves:
-            root_moves = pos.candidates(1) or [0]
+            # nothing forced is playable (renju: Black's only block of a five is a foul):
+            # search every candidate; point 0 (off the board) only on a board with none
+            root_moves = pos.candidates() or [0]
         result = SearchResult(root_moves[0], 0, 0, 0, [root_moves[0]])
         # even depths only: an odd horizon leaves the last word to us and flatters wild attacks
         depths = [1] if max_depth < 2 else list(range(2, max_depth + 1, 2))
