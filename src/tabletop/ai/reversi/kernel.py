@@ -789,26 +789,18 @@ def _solve(
         f = U64(fls[i])
         np_ = o ^ f
         no = p ^ f ^ (ONE << U64(sq))
-        if n_empty <= SMALL_EMPTIES + 1:
-            # Children of the table-free size: call the small solver directly.
-            if i == 0:
-                v = -_solve_small(np_, no, -beta, -alpha, false_, nodes)
+        # Principal variation search: the first move with the full window, the others with a
+        # null window, searched again with (v, beta) when one fails high inside the window.
+        lo = alpha
+        hi = beta if i == 0 else alpha + 1
+        while True:
+            if n_empty <= SMALL_EMPTIES + 1:  # children of the table-free size: no detour through _solve
+                v = -_solve_small(np_, no, -hi, -lo, false_, nodes)
             else:
-                v = -_solve_small(np_, no, -alpha - 1, -alpha, false_, nodes)
-                if alpha < v < beta:
-                    v = -_solve_small(np_, no, -beta, -v, false_, nodes)
-        elif i == 0:
-            v = -_solve(
-                np_, no, -beta, -alpha, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch, weights
-            )
-        else:
-            v = -_solve(
-                np_, no, -alpha - 1, -alpha, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch, weights
-            )
-            if alpha < v < beta:
-                v = -_solve(
-                    np_, no, -beta, -v, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch, weights
-                )
+                v = -_solve(np_, no, -hi, -lo, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch, weights)
+            if hi >= beta or v <= alpha or v >= beta:
+                break
+            lo, hi = v, beta
         if stop[0]:
             return 0
         if v > best:
