@@ -250,3 +250,22 @@ def test_the_engine_benchmark_process_stays_under_300_mb_once_compiled() -> None
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
             for _ in range(2)]
     assert 0 < json.loads(runs[1].stdout)["engine"]["peak_rss_mb"] < 300
+
+
+def test_the_mcts_match_of_the_engine_benchmark_plays_whole_games_from_the_balanced_openings() -> None:
+    from tabletop.ai.gomoku.openings import balanced_openings
+    from tabletop.bench.gomoku_engine import play_mcts
+
+    report = play_mcts(2, 0.02, seed=3)
+    assert report["mcts_seconds"] == pytest.approx(0.2)
+    record = report["record"]
+    assert [r["we_play"] for r in record] == ["black", "white"]  # one opening, colours swapped
+    assert all(r["result"] in ("win", "draw", "loss") for r in record)
+    # every game starts from the three stones of the first balanced opening and is played out
+    assert len(balanced_openings(gomoku(15), 1, 3)[0]) == 3
+    assert all(r["plies"] > 3 for r in record)
+    assert all(r["result"] != "draw" or r["plies"] == 15 * 15 for r in record)  # freestyle: only a full board draws
+    wins = sum(r["result"] == "win" for r in record)
+    draws = sum(r["result"] == "draw" for r in record)
+    assert report["wins"] == wins and report["draws"] == draws
+    assert report["score"] == pytest.approx((wins + draws / 2) / 2)

@@ -74,6 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--vs-gomoku-terminal", type=int, default=0, metavar="N",
                         help="also play N games against gomoku-terminal's hard AI (installed into .bench-envs/)")
+    parser.add_argument("--vs-mcts", type=int, default=0, metavar="N",
+                        help="also play N games (15x15 freestyle) against this project's mcts at ten times our time")
     parser.add_argument("--think", type=float, default=2.0, help="our seconds per move in those games (default 2)")
 
 
@@ -191,6 +193,37 @@ def play_gomoku_terminal(games: int, think: float, root: Path) -> dict[str, Any]
     return {"games": games, "wins": wins, "record": record}
 
 
+def play_mcts(games: int, think: float, seed: int) -> dict[str, Any]:
+    """Our level 10 at ``think`` seconds a move against the generic ``mcts`` player at ten times
+    that, on 15x15 freestyle: each balanced three-stone opening of the match runner is played
+    twice, colours swapped."""
+    from tabletop.ai.generic import MCTSPlayer
+    from tabletop.ai.gomoku import level_player
+    from tabletop.ai.gomoku.openings import balanced_openings
+
+    book = balanced_openings(gomoku(15), (games + 1) // 2, seed) or [[]]
+    record: list[dict[str, Any]] = []
+    for game in range(games):
+        opening = book[(game // 2) % len(book)]
+        ours, theirs = level_player(10), MCTSPlayer(seconds=10 * think, seed=seed + game)
+        ours_black = game % 2 == 0
+        board = gomoku(15)
+        for move in opening:
+            board.push(move)
+        while not board.is_game_over():
+            mine = (board.turn.name == "BLACK") == ours_black
+            board.push((ours if mine else theirs).choose(board.copy(), Limit(seconds=think if mine else 10 * think)))
+        out = board.outcome()
+        result = "draw" if out is None or out.winner is None else (
+            "win" if (out.winner.name == "BLACK") == ours_black else "loss")
+        record.append({"game": game + 1, "we_play": "black" if ours_black else "white", "result": result,
+                       "plies": len(board.move_stack), "note": ""})
+    wins = sum(1 for r in record if r["result"] == "win")
+    draws = sum(1 for r in record if r["result"] == "draw")
+    return {"games": games, "wins": wins, "draws": draws, "score": (wins + draws / 2) / games if games else 0.0,
+            "think": think, "mcts_seconds": 10 * think, "record": record}
+
+
 def _middle_games(count: int, seed: int) -> list[GomokuBoard]:
     rng = random.Random(seed)
     boards: list[GomokuBoard] = []
@@ -243,6 +276,9 @@ def run_engine_bench(args: argparse.Namespace) -> int:
     if versus > 0:
         root = Path.cwd()
         results["vs_gomoku_terminal"] = play_gomoku_terminal(versus, float(getattr(args, "think", 2.0)), root)
+    versus_mcts = int(getattr(args, "vs_mcts", 0) or 0)
+    if versus_mcts > 0:
+        results["vs_mcts"] = play_mcts(versus_mcts, float(getattr(args, "think", 2.0)), seed)
     if getattr(args, "json", False):
         print(json.dumps({"engine": results}))
     else:
@@ -257,6 +293,12 @@ def run_engine_bench(args: argparse.Namespace) -> int:
             print(f"  vs gomoku-terminal hard, 20x20    {v['wins']}/{v['games']} wins")
             for r in v["record"]:
                 print(f"    game {r['game']:2d} as {r['we_play']:5s} {r['result']:4s} in {r['plies']} plies {r['note']}")
+        if "vs_mcts" in results:
+            v = results["vs_mcts"]
+            print(f"  vs mcts at {v['mcts_seconds']:g} s a move (ours {v['think']:g} s), 15x15: "
+                  f"{v['wins']} wins, {v['draws']} draws of {v['games']} (score {v['score']:.2f}, target 0.90)")
+            for r in v["record"]:
+                print(f"    game {r['game']:2d} as {r['we_play']:5s} {r['result']:4s} in {r['plies']} plies")
     return 0
 
 
