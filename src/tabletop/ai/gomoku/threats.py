@@ -64,10 +64,18 @@ class ThreatSolver:
         return [p for p in pos.points_with(me, P.FLEX4) if not pos.is_foul(me, p)]
 
     # -- VCF ---------------------------------------------------------------------------
+    def _unwind(self, plies: int) -> None:
+        """Take back the stones a search left on the position when the budget ran out
+        in the middle of a line (the recursion's own undo calls are skipped then)."""
+        while len(self.pos.history) > plies:
+            self.pos.undo()
+
     def vcf(self, depth: int = 30) -> list[int] | None:
+        plies = len(self.pos.history)
         try:
             return self._vcf(depth)
         except _OutOfBudget:
+            self._unwind(plies)
             return None
 
     def _vcf(self, depth: int) -> list[int] | None:
@@ -115,9 +123,11 @@ class ThreatSolver:
     # -- VCT ---------------------------------------------------------------------------
     def vct(self, depth: int = 8, vcf_depth: int = 20) -> list[int] | None:
         self.vcf_depth = vcf_depth
+        plies = len(self.pos.history)
         try:
             return self._vct(depth)
         except _OutOfBudget:
+            self._unwind(plies)
             return None
 
     def _vct(self, depth: int) -> list[int] | None:
@@ -225,13 +235,14 @@ class ThreatSolver:
             for d in defences:
                 if pos.is_foul(pos.turn, d):
                     continue
+                plies = len(pos.history)
                 pos.play(d)
                 try:
                     line = self._vct(depth)
                 except _OutOfBudget:
                     line = []  # unknown: not a proven refutation
                 finally:
-                    pos.undo()
+                    self._unwind(plies)
                 if line is None:
                     return d
                 if not line and unknown is None:
