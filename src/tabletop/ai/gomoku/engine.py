@@ -1,7 +1,7 @@
 """The Gomoku/Renju engine as players: analysis, levels 1..10, time management.
 
 :func:`analyse` looks for a forced win for the side to move (VCF; VCT where a
-setting enables it, none does in play for now), then runs the alpha-beta search
+setting enables it: level 5 only for now), then runs the alpha-beta search
 and reports the best root moves, after moving to the back the moves that leave
 the opponent a VCF.  Every move
 handed back is legal on the rules board it was asked about; a forced win is
@@ -45,18 +45,23 @@ class EngineSettings:
 # search under 300 MB; the Gomocup engine lowers it from INFO max_memory
 TT_ENTRIES = 800_000
 
-# VCT is off in play.  Its claimed wins held against every defender reply in the
-# checks of scripts/check_vct.py (vctcheck), but with it on (vct_nodes=5_000,
-# deepening 2/4/6) level 6 scored 29/40 against level 5, and 51/60 without it.
-# Time is not the cause (without VCT, level 6 at half its time plays the same
-# games); the likely cause is a claimed win that is not found again once the
-# opponent leaves the solver's line (see /work/notes/gomoku.md)
+# VCT: its claimed wins held against every defender reply in the checks of
+# scripts/check_vct.py (vctcheck), but with it on at level 6 (vct_nodes=5_000,
+# deepening 2/4/6) level 6 scored 29/40 against level 5, and 51/60 without it
+# (see /work/notes/gomoku.md).  Those figures were taken while a threat search that
+# ran out of budget mid-line left its stones on the engine's position, so the search
+# after it could work on a wrong position (fixed in threats.py; with a 3_000-node
+# VCT at level 5, about 2% of the VCT calls did that).  Level 5 now searches a VCT:
+# without it, its depth-2 search left Black's standing VCTs unplayed for many moves
+# in Renju, and it scored 0.62 against level 4 there (Black 17-10-23 of 50); with it
+# (and the fix), 0.87 on the 49 ring-2 Renju openings (/work/notes/renju-level5.md).
+# Levels 6 and up keep VCT off until they are measured again with the fix.
 LEVELS: dict[int, EngineSettings] = {
     1: EngineSettings(greedy_only=True, blunder=0.55, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     2: EngineSettings(greedy_only=True, blunder=0.25, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     3: EngineSettings(greedy_only=True, blunder=0.1, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     4: EngineSettings(greedy_only=True, seconds=0.3, vcf_nodes=2_000, vct_nodes=0, safety_nodes=300),
-    5: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=0, safety_nodes=600),
+    5: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=3_000, safety_nodes=600),
     6: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
     7: EngineSettings(seconds=1.5, max_depth=6, width=8, vcf_nodes=10_000, vct_nodes=0, safety_nodes=2_000),
     8: EngineSettings(seconds=2.0, max_depth=64, width=9, vcf_nodes=20_000, vct_nodes=0, safety_nodes=3_000),
