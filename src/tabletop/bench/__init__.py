@@ -1,12 +1,24 @@
 """Benchmark targets of ``tabletop bench``; each prints its figures beside a reference run.
 
-:func:`peak_rss_mb` is the one way the benchmarks read a process's peak memory.
+:func:`peak_rss_mb` is the one way the benchmarks read a process's peak memory;
+:func:`add_gomoku_match_arguments` the one definition of the Gomoku engine's match options
+(``tabletop bench gomoku`` and its engine part run alone).
 """
 
 from __future__ import annotations
 
+import argparse
 import resource
 import sys
+
+
+def add_gomoku_match_arguments(parser: argparse.ArgumentParser) -> None:
+    """The strength matches of the Gomoku engine benchmark (cheap to import: no engine here)."""
+    parser.add_argument("--vs-gomoku-terminal", type=int, default=0, metavar="N",
+                        help="also play N games against gomoku-terminal's hard AI (installed into .bench-envs/)")
+    parser.add_argument("--vs-mcts", type=int, default=0, metavar="N",
+                        help="also play N games (15x15 freestyle) against this project's mcts at ten times our time")
+    parser.add_argument("--think", type=float, default=2.0, help="our seconds per move in those games (default 2)")
 
 
 def peak_rss_mb() -> float:

@@ -38,6 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tabletop.bench import add_gomoku_match_arguments
 from tabletop.games import renju
 from tabletop.games.mnk import Board, RenjuBoard, gomoku
 
@@ -48,12 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--no-engine", action="store_true", help="skip the engine figures")
-    parser.add_argument("--vs-gomoku-terminal", type=int, default=0, metavar="N",
-                        help="engine: also play N games against gomoku-terminal's hard AI (installed into .bench-envs/)")
-    parser.add_argument("--vs-mcts", type=int, default=0, metavar="N",
-                        help="engine: also play N games (15x15) against this project's mcts at ten times our time")
-    parser.add_argument("--think", type=float, default=2.0,
-                        help="our seconds per move in those games (default 2)")
+    add_gomoku_match_arguments(parser)
     parser.add_argument(
         "--judge-check",
         type=int,

@@ -36,7 +36,7 @@ from tabletop.ai.base import Limit
 from tabletop.ai.gomoku import Position, analyse
 from tabletop.ai.gomoku.search import Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
-from tabletop.bench import peak_rss_mb
+from tabletop.bench import add_gomoku_match_arguments, peak_rss_mb
 from tabletop.games.mnk import GomokuBoard, gomoku
 
 __all__ = ["VCF_POSITIONS", "add_arguments", "run", "run_engine_bench"]
@@ -72,11 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="search time per position (default 2)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    parser.add_argument("--vs-gomoku-terminal", type=int, default=0, metavar="N",
-                        help="also play N games against gomoku-terminal's hard AI (installed into .bench-envs/)")
-    parser.add_argument("--vs-mcts", type=int, default=0, metavar="N",
-                        help="also play N games (15x15 freestyle) against this project's mcts at ten times our time")
-    parser.add_argument("--think", type=float, default=2.0, help="our seconds per move in those games (default 2)")
+    add_gomoku_match_arguments(parser)
 
 
 _ADAPTER = """
@@ -217,7 +213,7 @@ def play_mcts(games: int, think: float, seed: int) -> dict[str, Any]:
         result = "draw" if out is None or out.winner is None else (
             "win" if (out.winner.name == "BLACK") == ours_black else "loss")
         record.append({"game": game + 1, "we_play": "black" if ours_black else "white", "result": result,
-                       "plies": len(board.move_stack), "note": ""})
+                       "plies": len(board.move_stack)})
     wins = sum(1 for r in record if r["result"] == "win")
     draws = sum(1 for r in record if r["result"] == "draw")
     return {"games": games, "wins": wins, "draws": draws, "score": (wins + draws / 2) / games if games else 0.0,
