@@ -48,13 +48,13 @@ TT_ENTRIES = 800_000
 # VCT: its claimed wins held against every defender reply in the checks of
 # scripts/check_vct.py (vctcheck), but with it on at level 6 (vct_nodes=5_000,
 # deepening 2/4/6) level 6 scored 29/40 against level 5, and 51/60 without it
-# (see /work/notes/gomoku.md).  Those figures were taken while a threat search that
+# (benchmarks/RESULTS.md, "VCT checked against every defence").  Those figures were taken while a threat search that
 # ran out of budget mid-line left its stones on the engine's position, so the search
 # after it could work on a wrong position (fixed in threats.py; with a 3_000-node
 # VCT at level 5, about 2% of the VCT calls did that).  Level 5 now searches a VCT:
 # without it, its depth-2 search left Black's standing VCTs unplayed for many moves
 # in Renju, and it scored 0.62 against level 4 there (Black 17-10-23 of 50); with it
-# (and the fix), 0.87 on the 49 ring-2 Renju openings (/work/notes/renju-level5.md).
+# (and the fix), 0.87 over 100 games (benchmarks/RESULTS.md, level table).
 # Levels 6 and up keep VCT off until they are measured again with the fix.
 LEVELS: dict[int, EngineSettings] = {
     1: EngineSettings(greedy_only=True, blunder=0.55, vcf_nodes=0, vct_nodes=0, safety_nodes=0),

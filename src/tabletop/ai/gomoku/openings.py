@@ -119,8 +119,8 @@ def choose_swap2_action(board: BaseBoard, seconds: float = 0.8) -> SwapDecision:
 # engine's levels 6 and 7 (Black won 38 of 40 in a 7 vs 6 match); a second black stone three points
 # away helps Black less, and equal levels then win about as often with either colour.  Renju's
 # fouls already hold Black back: with the ring at 3 White won 26 and Black 10 of 40 games between
-# two level 5 players, with the ring at 2 Black 18 and White 14 (figures in
-# /work/notes/gomoku-openings.md).  Each candidate is then scored by a fixed-depth search with a
+# two level 5 players, with the ring at 2 Black 18 and White 14 (figures in benchmarks/RESULTS.md,
+# level table).  Each candidate is then scored by a fixed-depth search with a
 # node cap and no deadline (:func:`opening_balance`, for White, the side to move); its leaves all
 # have White to move a stone down, so a typical opening of this family scores about -960 rather
 # than 0, and the ones kept lie within BALANCE_MARGIN of BALANCE_TARGET: outliers that the search
