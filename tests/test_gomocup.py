@@ -15,6 +15,7 @@ import pytest
 from tabletop.ai.base import Limit
 from tabletop.ai.gomoku import engine as engine_module
 from tabletop.ai.gomoku import level_player
+from tabletop.ai.gomoku.search import TT_ENTRY_BYTES
 from tabletop.games.mnk import gomoku
 from tabletop.protocols.gomocup import GomocupEngine, GomocupError, GomocupPlayer, rule_from_bits, run_engine
 
@@ -107,7 +108,8 @@ def test_info_keys_rules_limits_and_memory(engine: GomocupEngine) -> None:
     assert (engine.info.timeout_turn, engine.info.timeout_match, engine.info.time_left) == (400, 90000, 60000)
     assert engine._limit().seconds is not None and engine._limit().seconds <= 0.4
     talk(engine, "INFO max_memory 150000000")
-    assert engine_module.TT_ENTRIES < 200_000
+    assert engine_module.TT_ENTRIES * TT_ENTRY_BYTES <= 150_000_000 - 120 * 1024 * 1024
+    assert engine_module.TT_ENTRIES < engine_module.TT_ENTRIES_DEFAULT
     talk(engine, "INFO max_memory 0")
     assert talk(engine, "INFO rule 8", "START 15") == ["OK"]
     assert engine.board is not None and engine.board.rule == "caro"

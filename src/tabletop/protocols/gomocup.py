@@ -106,11 +106,13 @@ class GomocupEngine:
         return Limit(seconds=seconds)
 
     def _apply_memory_limit(self) -> None:
-        # the transposition table is the only thing that grows: about 200 bytes an entry
+        # the transposition table is the only thing that grows (TT_ENTRY_BYTES an entry); the
+        # rest of the process (Python, numpy, numba's code) takes about 120 MB
         budget = self.info.max_memory if self.info.max_memory > 0 else 300 * 1024 * 1024
         from tabletop.ai.gomoku import engine as engine_module
+        from tabletop.ai.gomoku.search import TT_ENTRY_BYTES
 
-        engine_module.TT_ENTRIES = max(10_000, min(2_000_000, (budget - 120 * 1024 * 1024) // 200))
+        engine_module.TT_ENTRIES = max(10_000, min(1 << 22, (budget - 120 * 1024 * 1024) // TT_ENTRY_BYTES))
 
     def _warm_up(self) -> None:
         """Load the compiled kernels now: START's time is not turn time, the first move's is."""

@@ -208,10 +208,32 @@ def point_score(pat: np.ndarray, c: int, p: int) -> int:
 
 
 @njit(cache=True)
+def _window_codes(cells: np.ndarray, p: int, d: int) -> tuple[int, int]:
+    """:func:`_window_code` for Black and for White in one pass over the cells."""
+    black = 0
+    white = 0
+    mul = 1
+    for k in (-4, -3, -2, -1, 1, 2, 3, 4):
+        v = cells[p + k * d]
+        if v == BLACK:
+            black += mul
+            white += 2 * mul
+        elif v == WHITE:
+            black += 2 * mul
+            white += mul
+        elif v == WALL:
+            black += 2 * mul
+            white += 2 * mul
+        mul *= 3
+    return black, white
+
+
+@njit(cache=True)
 def _refresh(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray,
              tables: np.ndarray, kinds: np.ndarray, q: int, d: int, step: int) -> None:
-    for c in range(2):
-        pat[c, q, d] = tables[kinds[c], _window_code(cells, q, step, c + 1)]
+    black, white = _window_codes(cells, q, step)
+    pat[0, q, d] = tables[kinds[0], black]
+    pat[1, q, d] = tables[kinds[1], white]
     if cells[q] == EMPTY:
         for c in range(2):
             old = pscore[c, q]
@@ -272,6 +294,51 @@ def unmake_move(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: n
             q = p + k * step
             if cells[q] != WALL:
                 _refresh(cells, pat, pscore, total, tables, kinds, q, d, step)
+    for dr in range(-2, 3):
+        for dc in range(-2, 3):
+            near[p + dr * stride + dc] -= 1
+
+
+@njit(cache=True)
+def make_move_saving(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, near: np.ndarray,
+                     tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int, color: int,
+                     saved: np.ndarray) -> None:
+    """:func:`make_move`, first keeping in ``saved`` (at least 130 entries) what it
+    changes, so that :func:`undo_saved` can put it back without recomputing."""
+    for d in range(4):
+        step = dirs[d]
+        j = d * 8
+        for k in (-4, -3, -2, -1, 1, 2, 3, 4):
+            q = p + k * step
+            if cells[q] != WALL:
+                saved[4 * j] = pat[0, q, d]
+                saved[4 * j + 1] = pat[1, q, d]
+                saved[4 * j + 2] = pscore[0, q]
+                saved[4 * j + 3] = pscore[1, q]
+            j += 1
+    saved[128] = total[0]
+    saved[129] = total[1]
+    make_move(cells, pat, pscore, total, near, tables, kinds, dirs, stride, p, color)
+
+
+@njit(cache=True)
+def undo_saved(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, near: np.ndarray,
+               dirs: np.ndarray, stride: int, p: int, saved: np.ndarray) -> None:
+    """Take back the stone :func:`make_move_saving` put on ``p``."""
+    cells[p] = EMPTY
+    for d in range(4):
+        step = dirs[d]
+        j = d * 8
+        for k in (-4, -3, -2, -1, 1, 2, 3, 4):
+            q = p + k * step
+            if cells[q] != WALL:
+                pat[0, q, d] = saved[4 * j]
+                pat[1, q, d] = saved[4 * j + 1]
+                pscore[0, q] = saved[4 * j + 2]
+                pscore[1, q] = saved[4 * j + 3]
+            j += 1
+    total[0] = saved[128]
+    total[1] = saved[129]
     for dr in range(-2, 3):
         for dc in range(-2, 3):
             near[p + dr * stride + dc] -= 1

@@ -17,7 +17,7 @@ import numpy as np
 from tabletop.ai.gomoku import patterns as P
 from tabletop.games.core import BLACK, BaseBoard, Color, Move
 
-__all__ = ["Position", "rule_of", "tables"]
+__all__ = ["Position", "rule_of", "tables", "zobrist_keys"]
 
 
 @lru_cache(maxsize=1)
@@ -32,7 +32,7 @@ def line_double_fours() -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
-def _zobrist(n: int) -> tuple[list[int], list[int]]:
+def zobrist_keys(n: int) -> tuple[list[int], list[int]]:
     rng = random.Random(20261122)
     return [rng.getrandbits(64) for _ in range(n)], [rng.getrandbits(64) for _ in range(n)]
 
@@ -69,7 +69,7 @@ class Position:
         self.turn = 1
         self.history: list[int] = []
         self.hash = 0
-        self._keys = _zobrist(size)
+        self._keys = zobrist_keys(size)
         self._scratch = np.zeros(size, dtype=np.int64)
         self._keys_buf = np.zeros(size, dtype=np.int64)
         self.renju = rule == "renju"

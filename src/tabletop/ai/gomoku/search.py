@@ -1,12 +1,21 @@
-"""Alpha-beta search for Gomoku over candidate moves near the stones.
+"""Alpha-beta search for Gomoku over candidate moves near the stones, compiled with numba.
 
 Negamax with a principal-variation window, iterative deepening, a
 transposition table keyed by the position's Zobrist hash, and threat rules
 that keep the tree narrow and honest: a five is taken at once, a lone
 opponent five point is the only move (and does not use up depth: the threat
-extension), an open four wins, and against an open three only the blocking
-points and our own fours are tried.  Leaves are scored by the incremental
-pattern evaluation of :mod:`tabletop.ai.gomoku.patterns`.
+extension), an open four wins, and against an open three or a four only the
+blocking points and our own fours are tried.  Leaves are scored by the
+incremental pattern evaluation of :mod:`tabletop.ai.gomoku.patterns`.
+
+The tree is searched by :func:`_negamax`, a numba kernel working on the
+arrays of a :class:`~tabletop.ai.gomoku.position.Position` in place (every
+stone it puts it takes back, also when it stops early).  The transposition
+table is a fixed array (always-replace, a power of two in size), so its memory
+is known before the search starts.  The kernel reads the clock every 1,024
+nodes; :class:`Searcher` runs the iterations and keeps the last complete one.
+``tests/gomoku_reference_search.py`` holds the same search in plain Python, and
+the tests compare the two.
 
 It must not decide legality for the real game nor read the clock beyond the
 deadline handed to it.
@@ -14,20 +23,29 @@ deadline handed to it.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+from numba import njit, objmode
 
 from tabletop.ai.gomoku import patterns as P
-from tabletop.ai.gomoku.position import Position
+from tabletop.ai.gomoku.position import Position, zobrist_keys
 
-__all__ = ["WIN", "SearchResult", "Searcher"]
+__all__ = ["TT_ENTRY_BYTES", "WIN", "SearchResult", "Searcher"]
 
 WIN = 1_000_000
+INF = 2 * WIN
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+MAXPLY = 96  # deeper lines are scored statically (forced blocks and fours do not use up depth)
+EXTEND_PLIES = 24  # a four extends the search only this close to the root
+ROOT_WIDTH = 24
+TT_ENTRY_BYTES = 19  # key 8, score 4, move 4, depth 2, flag 1
 
-
-class _Timeout(Exception):
-    pass
+# ctl: the kernel's counters and limits
+_NODES, _MAX_NODES, _ABORTED = 0, 1, 2
 
 
 @dataclass
@@ -40,8 +58,259 @@ class SearchResult:
     root_scores: list[tuple[int, int]] = field(default_factory=list)
 
 
+@lru_cache(maxsize=8)
+def _keys_array(size: int) -> np.ndarray:
+    """The position's Zobrist keys as int64 (the same bits), colour by point."""
+    black, white = zobrist_keys(size)
+    return np.array([black, white], dtype=np.uint64).view(np.int64)
+
+
+def _signed(h: int) -> int:
+    return h - (1 << 64) if h >= 1 << 63 else h
+
+
+@njit(cache=True)
+def _foul(renju: bool, cells: np.ndarray, pat: np.ndarray, dfours: np.ndarray, dirs: np.ndarray,
+          color: int, p: int) -> bool:
+    return renju and color == 1 and P.black_foul(cells, pat, dfours, dirs, p)
+
+
+@njit(cache=True)
+def _candidates(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, near: np.ndarray, dfours: np.ndarray,
+                dirs: np.ndarray, renju: bool, me: int, limit: int, out: np.ndarray, keys: np.ndarray) -> int:
+    """The ``limit`` best empty points near stones (attack x5 + defence x4 + neighbours),
+    ties in board order, as :meth:`Position.candidates` ranks them; Black's fouls
+    dropped under renju after the cut.  Returns how many were written to ``out``."""
+    opp = 2 - me
+    c = me - 1
+    n = 0
+    for q in range(cells.shape[0]):
+        if cells[q] != P.EMPTY or near[q] == 0:
+            continue
+        k = -(pscore[c, q] * 5 + pscore[opp, q] * 4 + near[q])
+        if n == limit and k >= keys[n - 1]:
+            continue
+        i = n if n < limit else limit - 1
+        while i > 0 and keys[i - 1] > k:
+            keys[i] = keys[i - 1]
+            out[i] = out[i - 1]
+            i -= 1
+        keys[i] = k
+        out[i] = q
+        if n < limit:
+            n += 1
+    if renju and me == 1:
+        m = 0
+        for i in range(n):
+            if not P.black_foul(cells, pat, dfours, dirs, out[i]):
+                out[m] = out[i]
+                m += 1
+        n = m
+    return n
+
+
+@njit(cache=True)
+def _negamax(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, near: np.ndarray,
+             tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, zkeys: np.ndarray,
+             dfours: np.ndarray, renju: bool, width: int,
+             tt_key: np.ndarray, tt_score: np.ndarray, tt_depth: np.ndarray, tt_flag: np.ndarray,
+             tt_move: np.ndarray, ctl: np.ndarray, deadline: float,
+             moves: np.ndarray, sortkeys: np.ndarray, saved: np.ndarray, pv: np.ndarray, pvlen: np.ndarray,
+             turn: int, h: int, depth: int, alpha: int, beta: int, ply: int) -> int:
+    ctl[_NODES] += 1
+    if ctl[_NODES] > ctl[_MAX_NODES]:
+        ctl[_ABORTED] = 1
+        return 0
+    if (ctl[_NODES] & 1023) == 0:
+        with objmode(now="float64"):
+            now = time.perf_counter()
+        if now > deadline:
+            ctl[_ABORTED] = 1
+            return 0
+    pvlen[ply] = 0
+    me = turn
+    opp = 3 - me
+    c = me - 1
+    oc = opp - 1
+    row = moves[ply]
+    keys = sortkeys[ply]
+    # one pass over the board: fives, fours and the points that block or make a four
+    opp_fives = 0
+    opp_five_point = -1
+    my_open_four = False
+    opp_open_four = False
+    any_empty = False
+    nblock = 0
+    for q in range(cells.shape[0]):
+        if cells[q] != P.EMPTY:
+            continue
+        any_empty = True
+        if near[q] == 0:
+            continue
+        bm = P.best_pattern(pat, c, q)
+        bo = P.best_pattern(pat, oc, q)
+        if bm == P.FIVE:
+            return WIN - ply - 1
+        if bo == P.FIVE:
+            opp_fives += 1
+            if opp_five_point < 0:
+                opp_five_point = q
+        if bm >= P.FLEX4 and not my_open_four and not _foul(renju, cells, pat, dfours, dirs, me, q):
+            my_open_four = True
+        if bo >= P.FLEX4 and not opp_open_four and not _foul(renju, cells, pat, dfours, dirs, opp, q):
+            opp_open_four = True
+        if bo >= P.BLOCK4 or bm >= P.BLOCK4:
+            row[nblock] = q
+            nblock += 1
+    if opp_fives >= 2:
+        return -(WIN - ply - 2)
+    if opp_fives == 0:
+        if my_open_four:
+            return WIN - ply - 3
+        if depth <= 0 or ply >= MAXPLY - 2:
+            return int(total[c] - total[oc] * 9 // 10)
+    key = h ^ me
+    slot = key & (tt_key.shape[0] - 1)
+    hint = -1
+    if tt_key[slot] == key:
+        hint = tt_move[slot]
+        e_score = tt_score[slot]
+        e_flag = tt_flag[slot]
+        usable = e_flag == _EXACT or (e_flag == _LOWER and e_score >= beta) or (e_flag == _UPPER and e_score <= alpha)
+        if tt_depth[slot] >= depth and ply > 0 and usable:
+            return int(e_score)
+    # the moves worth trying
+    forced = False
+    n = 0
+    if opp_fives == 1:
+        forced = True
+        if not _foul(renju, cells, pat, dfours, dirs, me, opp_five_point):
+            row[0] = opp_five_point
+            n = 1
+    elif opp_open_four:
+        for j in range(nblock):
+            q = row[j]
+            if _foul(renju, cells, pat, dfours, dirs, me, q):
+                continue
+            k = -(pscore[c, q] * 5 + pscore[oc, q] * 4)
+            i = n
+            while i > 0 and keys[i - 1] > k:
+                keys[i] = keys[i - 1]
+                row[i] = row[i - 1]
+                i -= 1
+            keys[i] = k
+            row[i] = q
+            n += 1
+    else:
+        limit = width if ply > 0 else max(width, ROOT_WIDTH)
+        n = _candidates(cells, pat, pscore, near, dfours, dirs, renju, me, limit, row, keys)
+    if n == 0:
+        if not any_empty or opp_fives > 0:
+            return 0 if opp_fives == 0 else -(WIN - ply - 2)
+        return int(total[c] - total[oc] * 9 // 10)
+    if hint >= 0:
+        for j in range(n):
+            if row[j] == hint:
+                while j > 0:
+                    row[j] = row[j - 1]
+                    j -= 1
+                row[0] = hint
+                break
+    best = -INF
+    best_move = row[0]
+    alpha0 = alpha
+    for i in range(n):
+        m = row[i]
+        next_depth = depth if forced else depth - 1
+        if ply < EXTEND_PLIES and P.best_pattern(pat, c, m) >= P.BLOCK4:
+            next_depth = max(next_depth, depth)  # threat extension: a four does not use up depth
+        P.make_move_saving(cells, pat, pscore, total, near, tables, kinds, dirs, stride, m, me, saved[ply])
+        h2 = h ^ zkeys[c, m]
+        if i == 0:
+            score = -_negamax(cells, pat, pscore, total, near, tables, kinds, dirs, stride, zkeys, dfours, renju,
+                              width, tt_key, tt_score, tt_depth, tt_flag, tt_move, ctl, deadline, moves, sortkeys,
+                              saved, pv, pvlen, opp, h2, next_depth, -beta, -alpha, ply + 1)
+        else:
+            score = -_negamax(cells, pat, pscore, total, near, tables, kinds, dirs, stride, zkeys, dfours, renju,
+                              width, tt_key, tt_score, tt_depth, tt_flag, tt_move, ctl, deadline, moves, sortkeys,
+                              saved, pv, pvlen, opp, h2, next_depth, -alpha - 1, -alpha, ply + 1)
+            if ctl[_ABORTED] == 0 and alpha < score < beta:
+                score = -_negamax(cells, pat, pscore, total, near, tables, kinds, dirs, stride, zkeys, dfours,
+                                  renju, width, tt_key, tt_score, tt_depth, tt_flag, tt_move, ctl, deadline, moves,
+                                  sortkeys, saved, pv, pvlen, opp, h2, next_depth, -beta, -alpha, ply + 1)
+        P.undo_saved(cells, pat, pscore, total, near, dirs, stride, m, saved[ply])
+        if ctl[_ABORTED] != 0:
+            return 0
+        if score > best:
+            best = score
+            best_move = m
+            pv[ply, ply] = m
+            k = pvlen[ply + 1]
+            for j in range(k):
+                pv[ply, ply + 1 + j] = pv[ply + 1, ply + 1 + j]
+            pvlen[ply] = k + 1
+            if score > alpha:
+                alpha = score
+                if alpha >= beta:
+                    break
+    flag = _EXACT if alpha0 < best < beta else (_LOWER if best >= beta else _UPPER)
+    tt_key[slot] = key
+    tt_score[slot] = best
+    tt_depth[slot] = depth
+    tt_flag[slot] = flag
+    tt_move[slot] = best_move
+    return best
+
+
+@njit(cache=True)
+def _root_moves(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, near: np.ndarray, dfours: np.ndarray,
+                dirs: np.ndarray, renju: bool, me: int, width: int, out: np.ndarray, keys: np.ndarray) -> int:
+    """The moves the root tries, by the same rules as every node (at least 24 candidates)."""
+    opp = 3 - me
+    c = me - 1
+    oc = opp - 1
+    first_five = -1
+    open_four = False
+    n = 0
+    for q in range(cells.shape[0]):
+        if cells[q] != P.EMPTY or near[q] == 0:
+            continue
+        bo = P.best_pattern(pat, oc, q)
+        if bo == P.FIVE and first_five < 0:
+            first_five = q
+        if bo >= P.FLEX4 and not _foul(renju, cells, pat, dfours, dirs, opp, q):
+            open_four = True
+    if first_five >= 0:
+        if _foul(renju, cells, pat, dfours, dirs, me, first_five):
+            return 0
+        out[0] = first_five
+        return 1
+    if open_four:
+        for q in range(cells.shape[0]):
+            if cells[q] != P.EMPTY or near[q] == 0:
+                continue
+            if P.best_pattern(pat, oc, q) < P.BLOCK4 and P.best_pattern(pat, c, q) < P.BLOCK4:
+                continue
+            if _foul(renju, cells, pat, dfours, dirs, me, q):
+                continue
+            k = -(pscore[c, q] * 5 + pscore[oc, q] * 4)
+            i = n
+            while i > 0 and keys[i - 1] > k:
+                keys[i] = keys[i - 1]
+                out[i] = out[i - 1]
+                i -= 1
+            keys[i] = k
+            out[i] = q
+            n += 1
+        return n
+    return _candidates(cells, pat, pscore, near, dfours, dirs, renju, me, max(width, ROOT_WIDTH), out, keys)
+
+
 class Searcher:
-    """One search over ``pos`` (the position is restored when it returns)."""
+    """One search over ``pos`` (the position is restored when it returns).
+
+    ``tt_entries`` bounds the transposition table (rounded down to a power of
+    two, ``TT_ENTRY_BYTES`` an entry); ``deadline`` is a ``time.perf_counter()`` value."""
 
     def __init__(
         self,
@@ -55,133 +324,69 @@ class Searcher:
         self.deadline = deadline
         self.max_nodes = max_nodes
         self.width = width
-        self.tt: dict[int, tuple[int, int, int, int]] = {}
-        self.tt_entries = tt_entries
+        self.tt_size = 1 << max(4, int(math.log2(max(16, tt_entries))))
         self.nodes = 0
 
-    def _tick(self) -> None:
-        self.nodes += 1
-        if (self.nodes & 127) == 0 and self.deadline is not None and time.perf_counter() > self.deadline:
-            raise _Timeout
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise _Timeout
-
-    # -- move generation -------------------------------------------------------------
-    def _moves(self, ply: int) -> tuple[list[int], bool]:
-        """The moves worth trying and whether they are forced (no depth used)."""
+    def _moves(self) -> list[int]:
         pos = self.pos
-        me = pos.turn
-        opp = 3 - me
-        opp_fives = pos.five_points(opp)
-        if opp_fives:
-            return [p for p in opp_fives[:1] if not pos.is_foul(me, p)], True
-        opp_threats = [p for p in pos.points_with(opp, P.FLEX4) if not pos.is_foul(opp, p)]
-        if opp_threats:
-            blocks = set(opp_threats)
-            blocks.update(pos.points_with(opp, P.BLOCK4))
-            blocks.update(pos.points_with(me, P.BLOCK4))
-            moves = [p for p in blocks if not pos.is_foul(me, p)]
-            moves.sort(key=lambda p: -int(pos.pscore[me - 1, p] * 5 + pos.pscore[opp - 1, p] * 4))
-            return moves, False
-        width = self.width if ply > 0 else max(self.width, 24)
-        return pos.candidates(width), False
-
-    # -- search --------------------------------------------------------------------------
-    def _negamax(self, depth: int, alpha: int, beta: int, ply: int, pv: list[int]) -> int:
-        self._tick()
-        pos = self.pos
-        me = pos.turn
-        opp = 3 - me
-        if pos.five_points(me):
-            return WIN - ply - 1
-        opp_fives = pos.five_points(opp)
-        if len(opp_fives) >= 2:
-            return -(WIN - ply - 2)
-        if not opp_fives:
-            if any(not pos.is_foul(me, p) for p in pos.points_with(me, P.FLEX4)):
-                return WIN - ply - 3
-            if depth <= 0:
-                return pos.evaluate()
-        key = pos.hash ^ me
-        entry = self.tt.get(key)
-        tt_move = -1
-        if entry is not None:
-            e_depth, e_score, e_flag, tt_move = entry
-            usable = e_flag == _EXACT or (e_flag == _LOWER and e_score >= beta) or (e_flag == _UPPER and e_score <= alpha)
-            if e_depth >= depth and ply > 0 and usable:
-                return e_score
-        moves, forced = self._moves(ply)
-        if not moves:
-            if pos.is_full() or opp_fives:
-                return 0 if not opp_fives else -(WIN - ply - 2)
-            return pos.evaluate()
-        if tt_move in moves:
-            moves.remove(tt_move)
-            moves.insert(0, tt_move)
-        best = -WIN * 2
-        best_move = moves[0]
-        alpha0 = alpha
-        child_pv: list[int] = []
-        for i, m in enumerate(moves):
-            makes_four = pos.pattern(me, m) >= P.BLOCK4
-            next_depth = depth if forced else depth - 1
-            if makes_four and ply < 24:
-                next_depth = max(next_depth, depth)  # threat extension: a four does not use up depth
-            pos.play(m)
-            line: list[int] = []
-            try:
-                if i == 0:
-                    score = -self._negamax(next_depth, -beta, -alpha, ply + 1, line)
-                else:
-                    score = -self._negamax(next_depth, -alpha - 1, -alpha, ply + 1, line)
-                    if alpha < score < beta:
-                        line = []
-                        score = -self._negamax(next_depth, -beta, -alpha, ply + 1, line)
-            finally:
-                pos.undo()
-            if score > best:
-                best = score
-                best_move = m
-                child_pv = [m, *line]
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        break
-        flag = _EXACT if alpha0 < best < beta else (_LOWER if best >= beta else _UPPER)
-        if len(self.tt) >= self.tt_entries:
-            self.tt.clear()  # a crude bound on memory (Gomocup's max_memory)
-        self.tt[key] = (depth, best, flag, best_move)
-        pv[:] = child_pv
-        return best
+        size = pos.cells.shape[0]
+        out = np.zeros(size, dtype=np.int32)
+        keys = np.zeros(size, dtype=np.int64)
+        n = _root_moves(pos.cells, pos.pat, pos.pscore, pos.near, pos.double_fours, pos.dirs, pos.renju,
+                        pos.turn, self.width, out, keys)
+        return [int(x) for x in out[:n]]
 
     def search(self, max_depth: int = 64) -> SearchResult:
         """Iterative deepening until ``max_depth``, the deadline or the node limit."""
         pos = self.pos
-        root_moves, _ = self._moves(0)
+        if not pos.history and not pos.near.any():
+            centre = pos.candidates(1)
+            return SearchResult(centre[0], 0, 1, 0, centre[:1], [(centre[0], 0)])
+        root_moves = self._moves()
         if not root_moves:
             # nothing forced is playable (renju: Black's only block of a five is a foul):
             # search every candidate; point 0 (off the board) only on a board with none
             root_moves = pos.candidates() or [0]
         result = SearchResult(root_moves[0], 0, 0, 0, [root_moves[0]])
+        size = pos.cells.shape[0]
+        tt_key = np.zeros(self.tt_size, dtype=np.int64)
+        tt_score = np.zeros(self.tt_size, dtype=np.int32)
+        tt_depth = np.zeros(self.tt_size, dtype=np.int16)
+        tt_flag = np.zeros(self.tt_size, dtype=np.int8)
+        tt_move = np.zeros(self.tt_size, dtype=np.int32)
+        moves = np.zeros((MAXPLY, size), dtype=np.int32)
+        sortkeys = np.zeros((MAXPLY, size), dtype=np.int64)
+        saved = np.zeros((MAXPLY, 130), dtype=np.int64)
+        pv = np.zeros((MAXPLY, MAXPLY), dtype=np.int32)
+        pvlen = np.zeros(MAXPLY, dtype=np.int32)
+        ctl = np.array([0, self.max_nodes if self.max_nodes is not None else 1 << 62, 0], dtype=np.int64)
+        deadline = self.deadline if self.deadline is not None else math.inf
         # even depths only: an odd horizon leaves the last word to us and flatters wild attacks
         depths = [1] if max_depth < 2 else list(range(2, max_depth + 1, 2))
+        board = (pos.cells, pos.pat, pos.pscore, pos.total, pos.near, pos.tables, pos.kinds, pos.dirs, pos.stride,
+                 _keys_array(size), pos.double_fours, pos.renju, self.width, tt_key, tt_score, tt_depth, tt_flag,
+                 tt_move, ctl, deadline, moves, sortkeys, saved, pv, pvlen)
         for depth in depths:
+            # the root's moves, each searched with a window just below the best so far
+            # (so the others' scores are upper bounds)
             scores: list[tuple[int, int]] = []
-            alpha = -WIN * 2
+            alpha = -INF
             best_line: list[int] = []
-            try:
-                for m in root_moves:
-                    pos.play(m)
-                    line: list[int] = []
-                    try:
-                        score = -self._negamax(depth - 1, -WIN * 2, -alpha + 1 if alpha > -WIN * 2 else WIN * 2, 1, line)
-                    finally:
-                        pos.undo()
-                    scores.append((m, score))
-                    if score > alpha:
-                        alpha = score
-                        best_line = [m, *line]
-            except _Timeout:
+            for m in root_moves:
+                pos.play(m)
+                try:
+                    upper = -alpha + 1 if alpha > -INF else INF
+                    score = -int(_negamax(*board, pos.turn, _signed(pos.hash), depth - 1, -INF, upper, 1))
+                finally:
+                    pos.undo()
+                if ctl[_ABORTED]:
+                    break
+                scores.append((m, score))
+                if score > alpha:
+                    alpha = score
+                    best_line = [m, *(int(x) for x in pv[1, 1 : 1 + pvlen[1]])]
+            self.nodes = int(ctl[_NODES])
+            if ctl[_ABORTED]:
                 # only completed iterations count: a part of a deeper one compares badly with them
                 if result.depth == 0 and scores:
                     result.best, result.score, result.pv = best_line[0], alpha, best_line

@@ -1,0 +1,91 @@
+"""The numba alpha-beta search against the plain-Python search it was written from.
+
+``gomoku_reference_search.py`` is the engine's search as it was before it was
+compiled (kept here as the oracle).  Both must find the same best score and a
+move with that score at every depth on the same positions; the tree they walk
+may differ slightly where moves tie in the ordering, so node counts may too.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gomoku_reference_search import Searcher as ReferenceSearcher
+from tabletop.ai.gomoku.position import Position
+from tabletop.ai.gomoku.search import WIN, Searcher
+from tabletop.games.mnk import GomokuBoard, gomoku
+
+
+def random_board(rule: str, stones: int, seed: int, size: int = 15) -> GomokuBoard:
+    """Random moves near the centre, stopped before the game would end."""
+    rng = random.Random(seed)
+    board = gomoku(size, rule)
+    c = size // 2
+    for _ in range(stones):
+        moves = [m for m in board.legal_moves if abs(m.col - c) <= 4 and abs(m.row - c) <= 4]
+        m = rng.choice(moves)
+        board.push(m)
+        if board.is_game_over():
+            board.pop()
+            break
+    return board
+
+
+def snapshot(pos: Position) -> list[np.ndarray]:
+    return [a.copy() for a in (pos.cells, pos.pat, pos.pscore, pos.total, pos.near)]
+
+
+@pytest.mark.parametrize("rule", ["freestyle", "renju"])
+@pytest.mark.parametrize("depth", [2, 4])
+def test_same_value_as_the_reference_search(rule: str, depth: int) -> None:
+    compared = 0
+    for seed in range(8):
+        for stones in (6, 14, 24):
+            board = random_board(rule, stones, seed)
+            pos = Position.from_board(board)
+            ref = ReferenceSearcher(pos, width=8, tt_entries=10**7).search(depth)
+            got = Searcher(pos, width=8, tt_entries=1 << 20).search(depth)
+            assert got.score == ref.score, (rule, seed, stones)
+            assert got.depth == ref.depth
+            # the move may differ only between moves of the same score
+            assert got.best == ref.best or dict(ref.root_scores).get(got.best) == ref.score
+            assert got.pv[0] == got.best
+            compared += 1
+    assert compared == 24
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), stones=st.integers(2, 30), budget=st.integers(1, 5_000),
+       rule=st.sampled_from(["freestyle", "renju"]))
+def test_a_search_stopped_anywhere_leaves_the_position_as_it_was(seed: int, stones: int, budget: int,
+                                                                  rule: str) -> None:
+    pos = Position.from_board(random_board(rule, stones, seed))
+    before = snapshot(pos)
+    h = pos.hash
+    result = Searcher(pos, max_nodes=budget, width=10).search(max_depth=12)
+    assert all((a == b).all() for a, b in zip(before, snapshot(pos)))
+    assert pos.hash == h
+    assert result.nodes <= budget + 1
+    assert pos.cells[result.best] == 0  # an empty point
+
+
+def test_forced_win_is_scored_as_a_win_with_its_line() -> None:
+    # Black: an open three on row 7 with White scattered; Black to move makes an open four
+    board = gomoku(15, "freestyle")
+    for col, row in [(5, 7), (0, 0), (6, 7), (0, 14), (7, 7), (14, 0)]:
+        board.push(board.move_at(col, row))
+    pos = Position.from_board(board)
+    result = Searcher(pos, width=8).search(max_depth=4)
+    assert result.score >= WIN - 100
+    assert pos.col_row(result.best)[1] == 7 and pos.col_row(result.best)[0] in (4, 8)
+
+
+def test_deadline_in_the_past_still_answers_a_legal_move() -> None:
+    pos = Position.from_board(random_board("freestyle", 12, 3))
+    result = Searcher(pos, deadline=0.0, width=8).search(max_depth=10)
+    assert pos.cells[result.best] == 0
