@@ -24,7 +24,7 @@ from tabletop.ai.gomoku.search import WIN, Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.games.core import BaseBoard, IllegalMoveError, Move
 
-__all__ = ["EngineSettings", "GomokuEngine", "LEVELS", "TT_ENTRIES", "analyse", "level_player", "turn_seconds", "verified_win"]
+__all__ = ["EngineSettings", "GomokuEngine", "LEVELS", "TT_ENTRIES", "TT_ENTRIES_DEFAULT", "analyse", "level_player", "turn_seconds", "verified_win"]
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,10 @@ class EngineSettings:
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
 
 
-# the transposition table's size bound: about 200 bytes an entry, so the default keeps a
-# search under 300 MB; the Gomocup engine lowers it from INFO max_memory
-TT_ENTRIES = 800_000
+# the transposition table's size bound: 2**21 entries of search.TT_ENTRY_BYTES (40 MB), so the
+# default keeps a search well under 300 MB; the Gomocup engine sets it from INFO max_memory
+TT_ENTRIES_DEFAULT = 1 << 21
+TT_ENTRIES = TT_ENTRIES_DEFAULT
 
 # VCT: its claimed wins held against every defender reply in the checks of
 # scripts/check_vct.py (vctcheck), but with it on at level 6 (vct_nodes=5_000,
