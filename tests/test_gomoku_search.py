@@ -89,3 +89,11 @@ def test_deadline_in_the_past_still_answers_a_legal_move() -> None:
     pos = Position.from_board(random_board("freestyle", 12, 3))
     result = Searcher(pos, deadline=0.0, width=8).search(max_depth=10)
     assert pos.cells[result.best] == 0
+
+
+def test_a_search_does_not_reuse_the_last_ones_table() -> None:
+    # the table's arrays are kept between searches; a repeat must walk the same tree
+    pos = Position.from_board(random_board("freestyle", 16, 5))
+    first = Searcher(pos, width=8).search(max_depth=4)
+    again = Searcher(pos, width=8).search(max_depth=4)
+    assert (first.nodes, first.score, first.best) == (again.nodes, again.score, again.best)

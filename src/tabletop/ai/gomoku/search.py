@@ -12,8 +12,10 @@ The tree is searched by :func:`_negamax`, a numba kernel working on the
 arrays of a :class:`~tabletop.ai.gomoku.position.Position` in place (every
 stone it puts it takes back, also when it stops early).  The transposition
 table is a fixed array (always-replace, a power of two in size), so its memory
-is known before the search starts.  The kernel reads the clock every 1,024
-nodes; :class:`Searcher` runs the iterations and keeps the last complete one.
+is known before the search starts; it is kept for the next search, whose
+hashes carry a new random salt so that old entries never match.  The kernel
+reads the clock every 1,024 nodes; :class:`Searcher` runs the iterations and
+keeps the last complete one.
 ``tests/gomoku_reference_search.py`` holds the same search in plain Python, and
 the tests compare the two.
 
@@ -24,6 +26,7 @@ deadline handed to it.
 from __future__ import annotations
 
 import math
+import random
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -63,6 +66,14 @@ def _keys_array(size: int) -> np.ndarray:
     """The position's Zobrist keys as int64 (the same bits), colour by point."""
     black, white = zobrist_keys(size)
     return np.array([black, white], dtype=np.uint64).view(np.int64)
+
+
+@lru_cache(maxsize=1)
+def _table(entries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The transposition table's arrays: key, score, depth, flag, move.  Kept for the
+    process's next search (fresh pages cost more than the search of a quick move)."""
+    return (np.zeros(entries, dtype=np.int64), np.zeros(entries, dtype=np.int32), np.zeros(entries, dtype=np.int16),
+            np.zeros(entries, dtype=np.int8), np.zeros(entries, dtype=np.int32))
 
 
 def _signed(h: int) -> int:
@@ -349,11 +360,9 @@ class Searcher:
             root_moves = pos.candidates() or [0]
         result = SearchResult(root_moves[0], 0, 0, 0, [root_moves[0]])
         size = pos.cells.shape[0]
-        tt_key = np.zeros(self.tt_size, dtype=np.int64)
-        tt_score = np.zeros(self.tt_size, dtype=np.int32)
-        tt_depth = np.zeros(self.tt_size, dtype=np.int16)
-        tt_flag = np.zeros(self.tt_size, dtype=np.int8)
-        tt_move = np.zeros(self.tt_size, dtype=np.int32)
+        tt_key, tt_score, tt_depth, tt_flag, tt_move = _table(self.tt_size)
+        # a new salt on every hash of this search: the last search's entries no longer match
+        salt = random.getrandbits(63)
         moves = np.zeros((MAXPLY, size), dtype=np.int32)
         sortkeys = np.zeros((MAXPLY, size), dtype=np.int64)
         saved = np.zeros((MAXPLY, 130), dtype=np.int64)
@@ -376,7 +385,7 @@ class Searcher:
                 pos.play(m)
                 try:
                     upper = -alpha + 1 if alpha > -INF else INF
-                    score = -int(_negamax(*board, pos.turn, _signed(pos.hash), depth - 1, -INF, upper, 1))
+                    score = -int(_negamax(*board, pos.turn, _signed(pos.hash) ^ salt, depth - 1, -INF, upper, 1))
                 finally:
                     pos.undo()
                 if ctl[_ABORTED]:
