@@ -34,7 +34,8 @@ from typing import Any
 
 from tabletop.ai.base import Limit
 from tabletop.ai.gomoku import Position, analyse
-from tabletop.ai.gomoku.search import Searcher, warm_up
+from tabletop.ai.gomoku.engine import warm_up
+from tabletop.ai.gomoku.search import Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.bench import add_gomoku_match_arguments, peak_rss_mb
 from tabletop.games.mnk import GomokuBoard, gomoku
@@ -238,7 +239,7 @@ def _middle_games(count: int, seed: int) -> list[GomokuBoard]:
 def run_engine_bench(args: argparse.Namespace) -> int:
     seconds = max(0.05, float(getattr(args, "seconds", 2.0)))
     seed = int(getattr(args, "seed", 1))
-    warm_up()  # pays numba's start-up (patterns and search) before anything is timed
+    warm_up()  # pays numba's start-up (patterns, threats, search) before anything is timed
     results: dict[str, Any] = {}
     nodes = 0
     spent = 0.0

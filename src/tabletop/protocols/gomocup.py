@@ -116,14 +116,8 @@ class GomocupEngine:
 
     def _warm_up(self) -> None:
         """Load the compiled kernels now: START's time is not turn time, the first move's is."""
-        from tabletop.ai.gomoku import Position
-        from tabletop.ai.gomoku.search import warm_up
+        from tabletop.ai.gomoku.engine import warm_up
 
-        assert self.board is not None
-        pos = Position.from_board(self.board)
-        pos.play(pos.candidates(1)[0])
-        pos.candidates(4)
-        pos.undo()
         warm_up()
 
     def _point(self, text: str) -> tuple[int, int]:

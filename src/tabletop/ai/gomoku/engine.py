@@ -24,7 +24,7 @@ from tabletop.ai.gomoku.search import WIN, Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.games.core import BaseBoard, IllegalMoveError, Move
 
-__all__ = ["EngineSettings", "GomokuEngine", "LEVELS", "TT_ENTRIES", "TT_ENTRIES_DEFAULT", "analyse", "level_player", "turn_seconds", "verified_win"]
+__all__ = ["EngineSettings", "GomokuEngine", "LEVELS", "TT_ENTRIES", "TT_ENTRIES_DEFAULT", "analyse", "level_player", "turn_seconds", "verified_win", "warm_up"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ LEVELS: dict[int, EngineSettings] = {
     5: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=3_000, safety_nodes=600),
     6: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
     7: EngineSettings(seconds=1.5, max_depth=6, width=8, vcf_nodes=10_000, vct_nodes=0, safety_nodes=2_000),
-    8: EngineSettings(seconds=2.0, max_depth=64, width=9, vcf_nodes=20_000, vct_nodes=0, safety_nodes=3_000),
+    8: EngineSettings(seconds=3.0, max_depth=8, width=8, vcf_nodes=20_000, vct_nodes=0, safety_nodes=3_000),
     9: EngineSettings(seconds=3.0, max_depth=64, width=10, vcf_nodes=40_000, vct_nodes=0, safety_nodes=5_000),
     10: EngineSettings(seconds=5.0, max_depth=64, width=10, vcf_nodes=60_000, vct_nodes=0, safety_nodes=8_000),
 }
@@ -283,6 +283,19 @@ def safe_first(pos: Position, ranked: list[int], nodes: int, use_vct: bool, dead
             return [p, *ranked[i + 1 :], *lost]
         lost.append(p)
     return [p for p in ranked if p not in lost] + lost
+
+
+def warm_up() -> None:
+    """Load (or, without numba's cache, compile) every kernel a move uses, outside any timed move:
+    the position's updates, the threat solver's and the search's."""
+    for rule in ("freestyle", "renju"):
+        pos = Position(15, 15, rule)
+        for col, row in ((7, 7), (8, 8), (6, 8), (9, 9)):
+            pos.play(pos.point(col, row))
+        ThreatSolver(pos, max_nodes=50).vcf()
+        Searcher(pos, max_nodes=200, tt_entries=16).search(max_depth=2)
+        pos.undo()
+        pos.candidates(4)
 
 
 def level_player(n: int) -> GomokuEngine:

@@ -37,7 +37,7 @@ from numba import njit, objmode
 from tabletop.ai.gomoku import patterns as P
 from tabletop.ai.gomoku.position import Position, zobrist_keys
 
-__all__ = ["TT_ENTRY_BYTES", "WIN", "SearchResult", "Searcher", "warm_up"]
+__all__ = ["TT_ENTRY_BYTES", "WIN", "SearchResult", "Searcher"]
 
 WIN = 1_000_000
 INF = 2 * WIN
@@ -408,10 +408,3 @@ class Searcher:
         result.nodes = self.nodes
         return result
 
-
-def warm_up() -> None:
-    """Load (or, without numba's cache, compile) the search kernels now, outside any timed move."""
-    pos = Position(15, 15)
-    for col, row in ((7, 7), (8, 8), (6, 8)):
-        pos.play(pos.point(col, row))
-    Searcher(pos, max_nodes=200, tt_entries=16).search(max_depth=2)
