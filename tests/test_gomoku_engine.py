@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pytest
 
+from gomoku_boards import random_board
 from tabletop.ai import analyse as analyse_any
 from tabletop.ai import player
 from tabletop.ai.base import Limit
@@ -22,24 +23,7 @@ from tabletop.ai.gomoku import (
 from tabletop.ai.gomoku import patterns as P
 from tabletop.ai.gomoku.search import Searcher
 from tabletop.games.core import BLACK
-from tabletop.games.mnk import GomokuBoard, gomoku
-
-
-def random_board(rule: str, stones: int, seed: int, size: int = 15) -> GomokuBoard:
-    """A game of random moves near the centre, stopped early if it ends."""
-    rng = random.Random(seed)
-    board = gomoku(size, rule)
-    c = size // 2
-    for _ in range(stones):
-        moves = [m for m in board.legal_moves if abs(m.col - c) <= 4 and abs(m.row - c) <= 4]
-        if not moves:
-            break
-        m = rng.choice(moves)
-        board.push(m)
-        if board.is_game_over():
-            board.pop()
-            break
-    return board
+from tabletop.games.mnk import gomoku
 
 
 @pytest.mark.parametrize("rule", ["freestyle", "standard", "renju", "caro"])

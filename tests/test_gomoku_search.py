@@ -8,32 +8,16 @@ may differ slightly where moves tie in the ordering, so node counts may too.
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gomoku_boards import random_board
 from gomoku_reference_search import Searcher as ReferenceSearcher
 from tabletop.ai.gomoku.position import Position
 from tabletop.ai.gomoku.search import WIN, Searcher
-from tabletop.games.mnk import GomokuBoard, gomoku
-
-
-def random_board(rule: str, stones: int, seed: int, size: int = 15) -> GomokuBoard:
-    """Random moves near the centre, stopped before the game would end."""
-    rng = random.Random(seed)
-    board = gomoku(size, rule)
-    c = size // 2
-    for _ in range(stones):
-        moves = [m for m in board.legal_moves if abs(m.col - c) <= 4 and abs(m.row - c) <= 4]
-        m = rng.choice(moves)
-        board.push(m)
-        if board.is_game_over():
-            board.pop()
-            break
-    return board
+from tabletop.games.mnk import gomoku
 
 
 def snapshot(pos: Position) -> list[np.ndarray]:

@@ -87,6 +87,24 @@ def _foul(renju: bool, cells: np.ndarray, pat: np.ndarray, dfours: np.ndarray, d
 
 
 @njit(cache=True)
+def _insert(out: np.ndarray, keys: np.ndarray, n: int, limit: int, q: int, k: int) -> int:
+    """Put point ``q`` with sort key ``k`` into ``out[:n]`` (kept in key order, a new point after
+    its equals), dropping the last when ``limit`` are there (-1: no limit); returns the new count."""
+    if n == limit:
+        if k >= keys[n - 1]:
+            return n
+        n -= 1
+    i = n
+    while i > 0 and keys[i - 1] > k:
+        keys[i] = keys[i - 1]
+        out[i] = out[i - 1]
+        i -= 1
+    keys[i] = k
+    out[i] = q
+    return n + 1
+
+
+@njit(cache=True)
 def _candidates(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, near: np.ndarray, dfours: np.ndarray,
                 dirs: np.ndarray, renju: bool, me: int, limit: int, out: np.ndarray, keys: np.ndarray) -> int:
     """The ``limit`` best empty points near stones (attack x5 + defence x4 + neighbours),
@@ -98,18 +116,7 @@ def _candidates(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, near: np
     for q in range(cells.shape[0]):
         if cells[q] != P.EMPTY or near[q] == 0:
             continue
-        k = -(pscore[c, q] * 5 + pscore[opp, q] * 4 + near[q])
-        if n == limit and k >= keys[n - 1]:
-            continue
-        i = n if n < limit else limit - 1
-        while i > 0 and keys[i - 1] > k:
-            keys[i] = keys[i - 1]
-            out[i] = out[i - 1]
-            i -= 1
-        keys[i] = k
-        out[i] = q
-        if n < limit:
-            n += 1
+        n = _insert(out, keys, n, limit, q, -(pscore[c, q] * 5 + pscore[opp, q] * 4 + near[q]))
     if renju and me == 1:
         m = 0
         for i in range(n):
@@ -203,15 +210,7 @@ def _negamax(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.n
             q = row[j]
             if _foul(renju, cells, pat, dfours, dirs, me, q):
                 continue
-            k = -(pscore[c, q] * 5 + pscore[oc, q] * 4)
-            i = n
-            while i > 0 and keys[i - 1] > k:
-                keys[i] = keys[i - 1]
-                row[i] = row[i - 1]
-                i -= 1
-            keys[i] = k
-            row[i] = q
-            n += 1
+            n = _insert(row, keys, n, -1, q, -(pscore[c, q] * 5 + pscore[oc, q] * 4))
     else:
         limit = width if ply > 0 else max(width, ROOT_WIDTH)
         n = _candidates(cells, pat, pscore, near, dfours, dirs, renju, me, limit, row, keys)
@@ -304,15 +303,7 @@ def _root_moves(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, near: np
                 continue
             if _foul(renju, cells, pat, dfours, dirs, me, q):
                 continue
-            k = -(pscore[c, q] * 5 + pscore[oc, q] * 4)
-            i = n
-            while i > 0 and keys[i - 1] > k:
-                keys[i] = keys[i - 1]
-                out[i] = out[i - 1]
-                i -= 1
-            keys[i] = k
-            out[i] = q
-            n += 1
+            n = _insert(out, keys, n, -1, q, -(pscore[c, q] * 5 + pscore[oc, q] * 4))
         return n
     return _candidates(cells, pat, pscore, near, dfours, dirs, renju, me, max(width, ROOT_WIDTH), out, keys)
 
