@@ -368,7 +368,9 @@ class Searcher:
                  tt_move, ctl, deadline, moves, sortkeys, saved, pv, pvlen)
         for depth in depths:
             # the root's moves, each searched with a window just below the best so far
-            # (so the others' scores are upper bounds)
+            # (so the others' scores are upper bounds).  This loop is Python on purpose: a
+            # cached njit root calling the recursive kernel crashed (numba 0.68) when it was
+            # loaded from numba's cache, while the kernel called from Python loads fine.
             scores: list[tuple[int, int]] = []
             alpha = -INF
             best_line: list[int] = []
