@@ -128,6 +128,71 @@ def _candidates(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, near: np
 
 
 @njit(cache=True)
+def _scan(cells: np.ndarray, pat: np.ndarray, near: np.ndarray, dfours: np.ndarray, dirs: np.ndarray, renju: bool,
+          me: int, row: np.ndarray) -> tuple[bool, int, int, bool, bool, bool, int]:
+    """One pass over the board for the side ``me``: whether it has a five point, the opponent's
+    five points (how many, the first), whether either side has an open four that is not a
+    foul, whether any point is empty; the points where either side makes a four go to
+    ``row`` (their count is the last value)."""
+    opp = 3 - me
+    c = me - 1
+    oc = opp - 1
+    my_five = False
+    opp_fives = 0
+    opp_five_point = -1
+    my_open_four = False
+    opp_open_four = False
+    any_empty = False
+    nblock = 0
+    for q in range(cells.shape[0]):
+        if cells[q] != P.EMPTY:
+            continue
+        any_empty = True
+        if near[q] == 0:
+            continue
+        bm = P.best_pattern(pat, c, q)
+        bo = P.best_pattern(pat, oc, q)
+        if bm == P.FIVE:
+            my_five = True
+        if bo == P.FIVE:
+            opp_fives += 1
+            if opp_five_point < 0:
+                opp_five_point = q
+        if bm >= P.FLEX4 and not my_open_four and not _foul(renju, cells, pat, dfours, dirs, me, q):
+            my_open_four = True
+        if bo >= P.FLEX4 and not opp_open_four and not _foul(renju, cells, pat, dfours, dirs, opp, q):
+            opp_open_four = True
+        if bo >= P.BLOCK4 or bm >= P.BLOCK4:
+            row[nblock] = q
+            nblock += 1
+    return my_five, opp_fives, opp_five_point, my_open_four, opp_open_four, any_empty, nblock
+
+
+@njit(cache=True)
+def _moves(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, near: np.ndarray, dfours: np.ndarray,
+           dirs: np.ndarray, renju: bool, me: int, limit: int, opp_five_point: int, opp_open_four: bool,
+           nblock: int, row: np.ndarray, keys: np.ndarray) -> int:
+    """The moves worth trying after :func:`_scan` (which left ``nblock`` four points in ``row``):
+    the block of the opponent's first five point; against an open four the four points, best
+    first; else the ``limit`` best candidates.  Never a foul of ours; returns the count."""
+    c = me - 1
+    oc = 2 - me
+    if opp_five_point >= 0:
+        if _foul(renju, cells, pat, dfours, dirs, me, opp_five_point):
+            return 0
+        row[0] = opp_five_point
+        return 1
+    if opp_open_four:
+        n = 0
+        for j in range(nblock):
+            q = row[j]
+            if not _foul(renju, cells, pat, dfours, dirs, me, q):
+                n = _insert(row, keys, n, -1, q, -(pscore[c, q] * 5 + pscore[oc, q] * 4))
+        return n
+    return _candidates(cells, pat, pscore, near, dfours, dirs, renju, me, limit, row, keys)
+
+
+@njit(cache=True)
 def _negamax(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, near: np.ndarray,
              tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, zkeys: np.ndarray,
              dfours: np.ndarray, renju: bool, width: int,
@@ -152,34 +217,10 @@ def _negamax(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.n
     oc = opp - 1
     row = moves[ply]
     keys = sortkeys[ply]
-    # one pass over the board: fives, fours and the points that block or make a four
-    opp_fives = 0
-    opp_five_point = -1
-    my_open_four = False
-    opp_open_four = False
-    any_empty = False
-    nblock = 0
-    for q in range(cells.shape[0]):
-        if cells[q] != P.EMPTY:
-            continue
-        any_empty = True
-        if near[q] == 0:
-            continue
-        bm = P.best_pattern(pat, c, q)
-        bo = P.best_pattern(pat, oc, q)
-        if bm == P.FIVE:
-            return WIN - ply - 1
-        if bo == P.FIVE:
-            opp_fives += 1
-            if opp_five_point < 0:
-                opp_five_point = q
-        if bm >= P.FLEX4 and not my_open_four and not _foul(renju, cells, pat, dfours, dirs, me, q):
-            my_open_four = True
-        if bo >= P.FLEX4 and not opp_open_four and not _foul(renju, cells, pat, dfours, dirs, opp, q):
-            opp_open_four = True
-        if bo >= P.BLOCK4 or bm >= P.BLOCK4:
-            row[nblock] = q
-            nblock += 1
+    my_five, opp_fives, opp_five_point, my_open_four, opp_open_four, any_empty, nblock = _scan(
+        cells, pat, near, dfours, dirs, renju, me, row)
+    if my_five:
+        return WIN - ply - 1
     if opp_fives >= 2:
         return -(WIN - ply - 2)
     if opp_fives == 0:
@@ -195,25 +236,12 @@ def _negamax(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.n
         e_score = tt_score[slot]
         e_flag = tt_flag[slot]
         usable = e_flag == _EXACT or (e_flag == _LOWER and e_score >= beta) or (e_flag == _UPPER and e_score <= alpha)
-        if tt_depth[slot] >= depth and ply > 0 and usable:
+        if tt_depth[slot] >= depth and usable:  # ply >= 1: the root loop is in Searcher
             return int(e_score)
-    # the moves worth trying
-    forced = False
-    n = 0
-    if opp_fives == 1:
-        forced = True
-        if not _foul(renju, cells, pat, dfours, dirs, me, opp_five_point):
-            row[0] = opp_five_point
-            n = 1
-    elif opp_open_four:
-        for j in range(nblock):
-            q = row[j]
-            if _foul(renju, cells, pat, dfours, dirs, me, q):
-                continue
-            n = _insert(row, keys, n, -1, q, -(pscore[c, q] * 5 + pscore[oc, q] * 4))
-    else:
-        limit = width if ply > 0 else max(width, ROOT_WIDTH)
-        n = _candidates(cells, pat, pscore, near, dfours, dirs, renju, me, limit, row, keys)
+    # the moves worth trying (no depth used for the block of a lone five point)
+    forced = opp_fives == 1
+    n = _moves(cells, pat, pscore, near, dfours, dirs, renju, me, width, opp_five_point, opp_open_four, nblock,
+               row, keys)
     if n == 0:
         if not any_empty or opp_fives > 0:
             return 0 if opp_fives == 0 else -(WIN - ply - 2)
@@ -276,36 +304,9 @@ def _negamax(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.n
 def _root_moves(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, near: np.ndarray, dfours: np.ndarray,
                 dirs: np.ndarray, renju: bool, me: int, width: int, out: np.ndarray, keys: np.ndarray) -> int:
     """The moves the root tries, by the same rules as every node (at least 24 candidates)."""
-    opp = 3 - me
-    c = me - 1
-    oc = opp - 1
-    first_five = -1
-    open_four = False
-    n = 0
-    for q in range(cells.shape[0]):
-        if cells[q] != P.EMPTY or near[q] == 0:
-            continue
-        bo = P.best_pattern(pat, oc, q)
-        if bo == P.FIVE and first_five < 0:
-            first_five = q
-        if bo >= P.FLEX4 and not _foul(renju, cells, pat, dfours, dirs, opp, q):
-            open_four = True
-    if first_five >= 0:
-        if _foul(renju, cells, pat, dfours, dirs, me, first_five):
-            return 0
-        out[0] = first_five
-        return 1
-    if open_four:
-        for q in range(cells.shape[0]):
-            if cells[q] != P.EMPTY or near[q] == 0:
-                continue
-            if P.best_pattern(pat, oc, q) < P.BLOCK4 and P.best_pattern(pat, c, q) < P.BLOCK4:
-                continue
-            if _foul(renju, cells, pat, dfours, dirs, me, q):
-                continue
-            n = _insert(out, keys, n, -1, q, -(pscore[c, q] * 5 + pscore[oc, q] * 4))
-        return n
-    return _candidates(cells, pat, pscore, near, dfours, dirs, renju, me, max(width, ROOT_WIDTH), out, keys)
+    _, _, opp_five_point, _, opp_open_four, _, nblock = _scan(cells, pat, near, dfours, dirs, renju, me, out)
+    return _moves(cells, pat, pscore, near, dfours, dirs, renju, me, max(width, ROOT_WIDTH), opp_five_point,
+                  opp_open_four, nblock, out, keys)
 
 
 class Searcher:
