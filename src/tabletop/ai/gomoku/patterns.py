@@ -170,20 +170,26 @@ def build_line_double_fours() -> np.ndarray:
 
 
 @njit(cache=True)
-def _window_code(cells: np.ndarray, p: int, d: int, color: int) -> int:
-    code = 0
+def _window_codes(cells: np.ndarray, p: int, d: int) -> tuple[int, int]:
+    """The window codes of point ``p`` along step ``d`` for Black and for White: each of the
+    eight neighbours a base-3 digit, 0 empty, 1 the colour's own stone, 2 blocked (the other
+    colour or the wall)."""
+    black = 0
+    white = 0
     mul = 1
     for k in (-4, -3, -2, -1, 1, 2, 3, 4):
         v = cells[p + k * d]
-        if v == EMPTY:
-            t = 0
-        elif v == color:
-            t = 1
-        else:
-            t = 2
-        code += t * mul
+        if v == BLACK:
+            black += mul
+            white += 2 * mul
+        elif v == WHITE:
+            black += 2 * mul
+            white += mul
+        elif v == WALL:
+            black += 2 * mul
+            white += 2 * mul
         mul *= 3
-    return code
+    return black, white
 
 
 @njit(cache=True)
@@ -205,27 +211,6 @@ def point_score(pat: np.ndarray, c: int, p: int) -> int:
     elif threes >= 2:
         s += 1200
     return s
-
-
-@njit(cache=True)
-def _window_codes(cells: np.ndarray, p: int, d: int) -> tuple[int, int]:
-    """:func:`_window_code` for Black and for White in one pass over the cells."""
-    black = 0
-    white = 0
-    mul = 1
-    for k in (-4, -3, -2, -1, 1, 2, 3, 4):
-        v = cells[p + k * d]
-        if v == BLACK:
-            black += mul
-            white += 2 * mul
-        elif v == WHITE:
-            black += 2 * mul
-            white += mul
-        elif v == WALL:
-            black += 2 * mul
-            white += 2 * mul
-        mul *= 3
-    return black, white
 
 
 @njit(cache=True)
@@ -255,8 +240,9 @@ def init_board(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np
         if cells[q] == WALL:
             continue
         for d in range(4):
-            for c in range(2):
-                pat[c, q, d] = tables[kinds[c], _window_code(cells, q, dirs[d], c + 1)]
+            black, white = _window_codes(cells, q, dirs[d])
+            pat[0, q, d] = tables[kinds[0], black]
+            pat[1, q, d] = tables[kinds[1], white]
         for c in range(2):
             pscore[c, q] = point_score(pat, c, q)
             if cells[q] == EMPTY:
@@ -371,7 +357,7 @@ def black_foul(cells: np.ndarray, pat: np.ndarray, line_double_fours: np.ndarray
             return False
         if t == OVERLINE:
             over = True
-        elif t == FLEX4 and line_double_fours[_window_code(cells, p, dirs[d], BLACK)]:
+        elif t == FLEX4 and line_double_fours[_window_codes(cells, p, dirs[d])[0]]:
             fours += 2
         elif BLOCK4 <= t <= FLEX4:
             fours += 1
