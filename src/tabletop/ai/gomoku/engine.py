@@ -69,7 +69,7 @@ LEVELS: dict[int, EngineSettings] = {
     6: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
     7: EngineSettings(seconds=1.5, max_depth=6, width=8, vcf_nodes=10_000, vct_nodes=0, safety_nodes=2_000),
     8: EngineSettings(seconds=3.0, max_depth=8, width=8, vcf_nodes=20_000, vct_nodes=10_000, safety_nodes=3_000),
-    9: EngineSettings(seconds=6.0, max_depth=10, width=8, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000),
+    9: EngineSettings(seconds=4.0, max_depth=8, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000),
     10: EngineSettings(seconds=8.0, max_depth=64, width=8, vcf_nodes=60_000, vct_nodes=30_000, safety_nodes=8_000),
 }
 
