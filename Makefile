@@ -18,7 +18,10 @@ $(STAMP): requirements.lock pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
+## numba's compiled kernels are cached beside the sources; compiling them here keeps that (and the
+## ~90 MB LLVM holds on to after compiling) out of the first game, engine run and test
 setup: $(STAMP)
+	$(BIN)/python -c "from tabletop.ai.gomoku.engine import warm_up; warm_up()"
 
 ## make run: set up, then start the server with the web app on the embedded defaults
 run: setup

@@ -15,9 +15,18 @@ import pytest
 from tabletop.ai.base import Limit
 from tabletop.ai.gomoku import engine as engine_module
 from tabletop.ai.gomoku import level_player
+from tabletop.ai.gomoku.engine import warm_up
 from tabletop.ai.gomoku.search import TT_ENTRY_BYTES
 from tabletop.games.mnk import gomoku
-from tabletop.protocols.gomocup import GomocupEngine, GomocupError, GomocupPlayer, rule_from_bits, run_engine
+from tabletop.protocols.gomocup import (
+    ENGINE_BASE_BYTES,
+    MIN_TT_ENTRIES,
+    GomocupEngine,
+    GomocupError,
+    GomocupPlayer,
+    rule_from_bits,
+    run_engine,
+)
 
 TABLETOP = str(Path(sys.executable).with_name("tabletop"))
 
@@ -107,8 +116,9 @@ def test_info_keys_rules_limits_and_memory(engine: GomocupEngine) -> None:
          "INFO game_type 1", "INFO folder /tmp", "INFO evaluate 3,3", "INFO some_new_key 5")
     assert (engine.info.timeout_turn, engine.info.timeout_match, engine.info.time_left) == (400, 90000, 60000)
     assert engine._limit().seconds is not None and engine._limit().seconds <= 0.4
-    talk(engine, "INFO max_memory 150000000")
-    assert engine_module.TT_ENTRIES * TT_ENTRY_BYTES <= 150_000_000 - 120 * 1024 * 1024
+    talk(engine, "INFO max_memory 220000000")
+    assert engine_module.TT_ENTRIES * TT_ENTRY_BYTES <= 220_000_000 - ENGINE_BASE_BYTES
+    assert engine_module.TT_ENTRIES > (220_000_000 - ENGINE_BASE_BYTES) // TT_ENTRY_BYTES - 1
     assert engine_module.TT_ENTRIES < engine_module.TT_ENTRIES_DEFAULT
     talk(engine, "INFO max_memory 0")
     assert talk(engine, "INFO rule 8", "START 15") == ["OK"]
@@ -117,6 +127,54 @@ def test_info_keys_rules_limits_and_memory(engine: GomocupEngine) -> None:
     after = talk(engine, "BEGIN")
     assert after[0].startswith("ERROR") and "rule 16" in after[0]  # reported at the next command
     assert len(talk(engine, "BEGIN")) == 1
+
+
+def test_a_memory_limit_below_the_engine_base_is_said_before_the_next_reply(engine: GomocupEngine) -> None:
+    talk(engine, "INFO max_memory 150000000")
+    assert engine_module.TT_ENTRIES == MIN_TT_ENTRIES
+    reply = talk(engine, "START 15")
+    assert len(reply) == 2 and reply[0].startswith("MESSAGE max_memory 150000000") and reply[1] == "OK"
+    assert talk(engine, "RESTART") == ["OK"]  # said once
+    talk(engine, "INFO max_memory 150000000", "INFO max_memory 350000000")
+    assert talk(engine, "RESTART") == ["OK"]  # a later limit that can be met takes the message back
+    talk(engine, "INFO max_memory 0")
+
+
+def test_engine_stays_within_its_base_memory() -> None:
+    """The base the table's size is taken from holds: the engine process with its smallest table
+    stays under ENGINE_BASE_BYTES of resident memory over some searching moves.  The kernels are
+    compiled here first if numba's cache lacks them (`make setup` does that on an install): a
+    process that compiles them holds about 90 MB more."""
+    warm_up()
+    proc = subprocess.Popen([TABLETOP, "engine", "gomocup"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def say(line: str) -> str:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+        reply = proc.stdout.readline().strip()
+        while reply.startswith(("MESSAGE", "DEBUG")):
+            reply = proc.stdout.readline().strip()
+        return reply
+
+    try:
+        proc.stdin.write("INFO max_memory 1\nINFO timeout_turn 1500\n")
+        assert say("START 15") == "OK"
+        stones = {coords(say("BEGIN"))}
+        for move in ("8,8", "6,9", "9,6", "5,5", "10,3"):
+            if coords(move) in stones:
+                continue
+            stones.add(coords(move))
+            stones.add(coords(say(f"TURN {move}")))
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        peak_kb = int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1])
+    finally:
+        proc.stdin.write("END\n")
+        proc.stdin.flush()
+        proc.wait(10)
+    assert peak_kb * 1024 < ENGINE_BASE_BYTES
 
 
 def test_timeout_turn_zero_answers_at_once(engine: GomocupEngine) -> None:

@@ -62,6 +62,13 @@ class GomocupError(RuntimeError):
 # ---------------------------------------------------------------------------------------------
 
 
+# the engine process without its transposition table: 176 MB of resident memory (Python, numpy, numba
+# and its compiled kernels) after START and four 3-second moves with the smallest table
+# (2026-11-24); test_engine_stays_within_its_base_memory measures it again
+ENGINE_BASE_BYTES = 190 * 1024 * 1024
+MIN_TT_ENTRIES = 10_000
+
+
 @dataclass
 class _Info:
     timeout_turn: int | None = None
@@ -72,6 +79,7 @@ class _Info:
     rule: str = "freestyle"
     folder: str = ""
     pending_error: str | None = None
+    pending_message: str | None = None  # a MESSAGE line sent before the next reply
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -106,13 +114,20 @@ class GomocupEngine:
         return Limit(seconds=seconds)
 
     def _apply_memory_limit(self) -> None:
-        # the transposition table is the only thing that grows (TT_ENTRY_BYTES an entry); the
-        # rest of the process (Python, numpy, numba's code) takes about 120 MB
+        # the transposition table is the only thing that grows (TT_ENTRY_BYTES an entry); the rest
+        # of the process is ENGINE_BASE_BYTES
         budget = self.info.max_memory if self.info.max_memory > 0 else 300 * 1024 * 1024
         from tabletop.ai.gomoku import engine as engine_module
         from tabletop.ai.gomoku.search import TT_ENTRY_BYTES
 
-        engine_module.TT_ENTRIES = max(10_000, min(1 << 22, (budget - 120 * 1024 * 1024) // TT_ENTRY_BYTES))
+        entries = (budget - ENGINE_BASE_BYTES) // TT_ENTRY_BYTES
+        if entries < MIN_TT_ENTRIES:
+            self.info.pending_message = (f"MESSAGE max_memory {budget} is below what the engine needs without its "
+                                         f"table (about {ENGINE_BASE_BYTES >> 20} MB): it plays with its smallest "
+                                         f"table")
+        else:
+            self.info.pending_message = None
+        engine_module.TT_ENTRIES = max(MIN_TT_ENTRIES, min(1 << 22, entries))
 
     def _warm_up(self) -> None:
         """Load the compiled kernels now: START's time is not turn time, the first move's is."""
@@ -178,9 +193,12 @@ class GomocupEngine:
             return [f"ERROR {message}"]
         try:
             result: list[str] = handler(arg)
-            return result
         except (ValueError, IllegalMoveError) as exc:
-            return [f"ERROR {exc}"]
+            result = [f"ERROR {exc}"]
+        if self.info.pending_message is not None and result:
+            result = [self.info.pending_message, *result]
+            self.info.pending_message = None
+        return result
 
     def _info(self, arg: str) -> None:
         key, _, value = arg.partition(" ")
