@@ -45,7 +45,7 @@ def coords(reply: str) -> tuple[int, int]:
 
 @pytest.fixture
 def engine() -> GomocupEngine:
-    return GomocupEngine(level=4)
+    return GomocupEngine(level=5)
 
 
 def test_start_begin_and_turn_give_moves_on_the_board(engine: GomocupEngine) -> None:
@@ -242,7 +242,7 @@ def test_run_engine_on_streams() -> None:
 def test_manager_plays_full_games_against_our_engine(rule: str) -> None:
     board = gomoku(15, rule)
     with GomocupPlayer(f"{TABLETOP} engine gomocup --level 3") as external:
-        ours = level_player(2)
+        ours = level_player(3)
         while not board.is_game_over():
             mover = external if len(board.move_stack) % 2 == 0 else ours
             move = mover.choose(board.copy(), Limit(seconds=2))
@@ -345,5 +345,5 @@ def test_manager_sends_a_set_up_position_as_board() -> None:
         move = external.choose(board, Limit(seconds=2))
         assert board.is_legal(move)
         board.push(move)
-        board.push(level_player(3).choose(board))
+        board.push(level_player(4).choose(board))
         assert board.is_legal(external.choose(board.copy(), Limit(seconds=2)))  # and again, after RESTART
