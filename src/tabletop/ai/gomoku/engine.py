@@ -51,8 +51,8 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # other level moved up one with its settings unchanged: the top could not be spread further,
 # since neither 10 plies at width 8 nor 8 plies at width 16 scored above 0.53 against the
 # level below in 16-game pilots.  8 plies at width 12 (now level 10) is the strongest setting
-# measured, but over 100 freestyle games it scored 0.57 against 8 plies at width 8 (now
-# level 9): short of a 65% step.  Rows measured before then carry over under the new numbers.
+# measured, but over 100 games it scored 0.57 (freestyle) and 0.53 (renju) against 8 plies
+# at width 8 (now level 9): short of a 65% step.  Rows measured before then carry over under the new numbers.
 #
 # VCT: its claimed wins held against every defender reply in the checks of
 # scripts/check_vct.py (vctcheck), but with it on at (old) level 6 (vct_nodes=5_000,
