@@ -17,6 +17,7 @@ from tabletop.ai.gomoku import engine as engine_module
 from tabletop.ai.gomoku import level_player
 from tabletop.ai.gomoku.engine import warm_up
 from tabletop.ai.gomoku.search import TT_ENTRY_BYTES
+from tabletop.bench.gomoku_engine import gomocup_peak_bytes
 from tabletop.games.mnk import gomoku
 from tabletop.protocols.gomocup import (
     ENGINE_BASE_BYTES,
@@ -146,35 +147,7 @@ def test_engine_stays_within_its_base_memory() -> None:
     compiled here first if numba's cache lacks them (`make setup` does that on an install): a
     process that compiles them holds about 90 MB more."""
     warm_up()
-    proc = subprocess.Popen([TABLETOP, "engine", "gomocup"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
-    assert proc.stdin is not None and proc.stdout is not None
-
-    def say(line: str) -> str:
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(line + "\n")
-        proc.stdin.flush()
-        reply = proc.stdout.readline().strip()
-        while reply.startswith(("MESSAGE", "DEBUG")):
-            reply = proc.stdout.readline().strip()
-        return reply
-
-    try:
-        proc.stdin.write("INFO max_memory 1\nINFO timeout_turn 1500\n")
-        assert say("START 15") == "OK"
-        stones = {coords(say("BEGIN"))}
-        for move in ("8,8", "6,9", "9,6", "5,5", "10,3"):
-            if coords(move) in stones:
-                continue
-            stones.add(coords(move))
-            stones.add(coords(say(f"TURN {move}")))
-        status = Path(f"/proc/{proc.pid}/status").read_text()
-        peak_kb = int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1])
-    finally:
-        proc.stdin.write("END\n")
-        proc.stdin.flush()
-        proc.wait(10)
-    assert peak_kb * 1024 < ENGINE_BASE_BYTES
+    assert gomocup_peak_bytes(1, turn_ms=1500) < ENGINE_BASE_BYTES
 
 
 def test_timeout_turn_zero_answers_at_once(engine: GomocupEngine) -> None:

@@ -221,6 +221,43 @@ def play_mcts(games: int, think: float, seed: int) -> dict[str, Any]:
             "think": think, "mcts_seconds": 10 * think, "record": record}
 
 
+def gomocup_peak_bytes(max_memory: int, turn_ms: int = 3000) -> int:
+    """Peak resident memory (VmHWM, Linux) of a fresh ``tabletop engine gomocup`` given
+    ``INFO max_memory`` (0: none given), ``INFO timeout_turn``, START 15, BEGIN and up to
+    five TURNs."""
+    command = [str(Path(sys.executable).with_name("tabletop")), "engine", "gomocup"]
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def say(line: str) -> str:
+        stdin.write(line + "\n")
+        stdin.flush()
+        answer = stdout.readline().strip()
+        while answer.startswith(("MESSAGE", "DEBUG")):
+            answer = stdout.readline().strip()
+        if not answer or answer.startswith(("ERROR", "UNKNOWN")):
+            raise RuntimeError(f"the engine answered {line!r} with {answer!r}")
+        return answer
+
+    try:
+        if max_memory:
+            stdin.write(f"INFO max_memory {max_memory}\n")
+        stdin.write(f"INFO timeout_turn {turn_ms}\n")
+        say("START 15")
+        taken = {say("BEGIN")}
+        for move in ("8,8", "6,9", "9,6", "5,5", "10,3"):
+            if move not in taken:
+                taken.add(move)
+                taken.add(say(f"TURN {move}"))
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        return 1024 * int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1])
+    finally:
+        stdin.write("END\n")
+        stdin.flush()
+        proc.wait(10)
+
+
 def _middle_games(count: int, seed: int) -> list[GomokuBoard]:
     rng = random.Random(seed)
     boards: list[GomokuBoard] = []
