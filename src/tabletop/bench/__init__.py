@@ -1,6 +1,6 @@
 """Benchmark targets of ``tabletop bench``; each prints its figures beside a reference run.
 
-:func:`peak_rss_mb` is the one way the benchmarks read a process's peak memory;
+:func:`peak_rss_mb` and :func:`vmhwm_bytes` are the one way the benchmarks read a process's peak memory;
 :func:`add_gomoku_match_arguments` the one definition of the Gomoku engine's match options
 (``tabletop bench gomoku`` and its engine part run alone).
 """
@@ -21,6 +21,19 @@ def add_gomoku_match_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--think", type=float, default=2.0, help="our seconds per move in those games (default 2)")
 
 
+def vmhwm_bytes(pid: int | str = "self") -> int | None:
+    """Peak resident memory (``VmHWM`` in ``/proc/PID/status``) of a process, or None where
+    the OS has no such file."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
 def peak_rss_mb() -> float:
     """This process's peak resident memory in MB.
 
@@ -29,12 +42,8 @@ def peak_rss_mb() -> float:
     benchmark started from a large process (a test worker) would report that
     process's size instead of its own.
     """
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
+    peak_bytes = vmhwm_bytes()
+    if peak_bytes is not None:
+        return peak_bytes / (1024 * 1024)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024

@@ -37,7 +37,7 @@ from tabletop.ai.gomoku import Position, analyse
 from tabletop.ai.gomoku.engine import warm_up
 from tabletop.ai.gomoku.search import Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
-from tabletop.bench import add_gomoku_match_arguments, peak_rss_mb
+from tabletop.bench import add_gomoku_match_arguments, peak_rss_mb, vmhwm_bytes
 from tabletop.games.mnk import GomokuBoard, gomoku
 
 __all__ = ["VCF_POSITIONS", "add_arguments", "run", "run_engine_bench"]
@@ -250,8 +250,10 @@ def gomocup_peak_bytes(max_memory: int, turn_ms: int = 3000) -> int:
             if move not in taken:
                 taken.add(move)
                 taken.add(say(f"TURN {move}"))
-        status = Path(f"/proc/{proc.pid}/status").read_text()
-        return 1024 * int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1])
+        peak = vmhwm_bytes(proc.pid)
+        if peak is None:
+            raise RuntimeError("no /proc/PID/status here to read the engine's peak memory from")
+        return peak
     finally:
         stdin.write("END\n")
         stdin.flush()
