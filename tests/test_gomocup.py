@@ -214,7 +214,7 @@ def test_run_engine_on_streams() -> None:
 @pytest.mark.parametrize("rule", ["freestyle", "renju"])
 def test_manager_plays_full_games_against_our_engine(rule: str) -> None:
     board = gomoku(15, rule)
-    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 3") as external:
+    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 4") as external:
         ours = level_player(3)
         while not board.is_game_over():
             mover = external if len(board.move_stack) % 2 == 0 else ours
@@ -225,8 +225,8 @@ def test_manager_plays_full_games_against_our_engine(rule: str) -> None:
 
 
 def test_manager_against_manager_restarts_with_board_between_games() -> None:
-    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 3") as a, \
-            GomocupPlayer(f"{TABLETOP} engine gomocup --level 2") as b:
+    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 4") as a, \
+            GomocupPlayer(f"{TABLETOP} engine gomocup --level 3") as b:
         for game in range(2):
             board = gomoku(9)
             if game == 1:
@@ -314,7 +314,7 @@ def test_manager_sends_a_set_up_position_as_board() -> None:
     text = "/".join(["-" * 9] * 3 + ["---XO----", "----X----", "---O-----"] + ["-" * 9] * 3) + " O"
     board = gomoku(9, position=text)
     assert not board.move_stack
-    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 3") as external:
+    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 4") as external:
         move = external.choose(board, Limit(seconds=2))
         assert board.is_legal(move)
         board.push(move)
