@@ -112,6 +112,73 @@ def test_flips_on_every_empty_square_of_random_boards_match_a_line_walk() -> Non
     assert legal > 10000 and illegal > 10000
 
 
+def _random_sides(rng: random.Random, fill: float) -> tuple[int, int]:
+    p = o = 0
+    for sq in range(64):
+        if rng.random() < fill:
+            if rng.random() < 0.5:
+                p |= 1 << sq
+            else:
+                o |= 1 << sq
+    return p, o
+
+
+def test_pattern_indices_match_a_square_by_square_reading() -> None:
+    # The evaluation reads each pattern a byte at a time through board transforms; its index
+    # must be the definition: sum of 3**k * (0 empty, 1 ours, 2 theirs) over the pattern's squares.
+    rng = random.Random(11)
+    n = kernel.PATTERN_SQUARES.shape[0]
+    out = np.zeros(n, dtype=np.int64)
+    for _ in range(2000):
+        p, o = _random_sides(rng, rng.uniform(0.05, 1.0))
+        kernel.feature_indices(np.uint64(p), np.uint64(o), out)
+        for i in range(n):
+            squares = [int(sq) for sq in kernel.PATTERN_SQUARES[i] if sq >= 0]
+            digits = [1 if p >> sq & 1 else 2 if o >> sq & 1 else 0 for sq in squares]
+            expected = int(kernel.PATTERN_OFFSETS[i]) + sum(d * 3**k for k, d in enumerate(digits))
+            assert out[i] == expected, (hex(p), hex(o), i)
+
+
+def _exact_by_minimax(p: int, o: int, passed: bool = False) -> int:
+    moves = int(kernel.get_moves(np.uint64(p), np.uint64(o)))
+    if not moves:
+        if passed:
+            mine, theirs = p.bit_count(), o.bit_count()
+            empties = 64 - mine - theirs
+            diff = mine - theirs
+            return diff + empties if diff > 0 else diff - empties if diff < 0 else 0
+        return -_exact_by_minimax(o, p, True)
+    best = -65
+    for sq in range(64):
+        if moves >> sq & 1:
+            f = int(kernel.flips(np.uint64(p), np.uint64(o), sq))
+            best = max(best, -_exact_by_minimax(o ^ f, p ^ f ^ (1 << sq)))
+    return best
+
+
+def test_the_table_free_solver_agrees_with_plain_minimax_near_the_end() -> None:
+    # The last empties go through hand-ordered code (two, three and four empties, then the
+    # parity loop): every window must give the exact score or the right side of it.
+    rng = random.Random(5)
+    nodes = np.zeros(2, dtype=np.int64)
+    checked = 0
+    while checked < 300:
+        board = Board()
+        empties = rng.randint(1, 6)
+        while not board.is_game_over() and 64 - sum(b.bit_count() for b in board.bitboards()) > empties:
+            board.push(rng.choice(board.legal_moves))
+        if board.is_game_over():
+            continue
+        p, o = _sides(board)
+        exact = _exact_by_minimax(p, o)
+        solve = kernel._solve_small
+        assert solve(np.uint64(p), np.uint64(o), -64, 64, False, nodes) == exact
+        for alpha in (exact - 3, exact - 1, exact, exact + 1):
+            v = solve(np.uint64(p), np.uint64(o), alpha, alpha + 1, False, nodes)
+            assert (v > alpha) == (exact > alpha), (hex(p), hex(o), alpha, v, exact)
+        checked += 1
+
+
 def test_perft_rejects_overlapping_bitboards() -> None:
     with pytest.raises(ValueError, match="overlap"):
         kernel.perft(1, 1, 2)
@@ -176,6 +243,7 @@ def test_search_stops_from_another_thread_with_a_legal_move() -> None:
     for name in ("f5", "d6", "c3", "d3", "c4"):
         board.push(name)
     searcher = Searcher(8)
+    searcher.search(*_sides(board), depth=2)  # compiled (or loaded) before the clock starts
     threading.Timer(0.3, searcher.stop).start()
     started = time.perf_counter()
     result = searcher.search(*_sides(board), depth=40)

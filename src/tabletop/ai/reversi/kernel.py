@@ -22,7 +22,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils as _cgutils
 from numba.extending import intrinsic
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
 ]
 
 U64 = np.uint64
+_cg: Any = _cgutils  # numba's code-generation helpers (untyped)
 ZERO = U64(0)
 ONE = U64(1)
 INNER = U64(0x7E7E7E7E7E7E7E7E)
@@ -171,6 +174,24 @@ def _leading_zeros_typer(typingctx: Any, x: Any) -> Any:
     return types.int64(types.uint64), codegen
 
 
+def _prefetch_typer(typingctx: Any, arr: Any, idx: Any) -> Any:
+    # LLVM prefetch of row ``idx`` of a C-contiguous 2-d array (a hint: no effect on results).
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        zero = context.get_constant(types.intp, 0)
+        ptr = _cg.get_item_pointer(context, builder, aryty, ary, [args[1], zero], wraparound=False)
+        i8p = builder.bitcast(ptr, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p.type, i32, i32, i32])
+        fn = _cg.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [i8p, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.void(arr, types.intp), codegen
+
+
+_prefetch_row: Any = intrinsic(_prefetch_typer)
 _popcount: Any = intrinsic(_popcount_typer)
 _leading_zeros: Any = intrinsic(_leading_zeros_typer)
 _trailing_zeros: Any = intrinsic(_trailing_zeros_typer)
@@ -328,22 +349,127 @@ def stable_discs(p: np.uint64, o: np.uint64) -> np.uint64:
 
 
 # --------------------------------------------------------------------------- evaluation
+# A pattern instance's weight index is sum(3**k * digit(square k)), digit 0 empty, 1 ours, 2
+# theirs.  Reading it square by square costs a branch a square (about 1 us an evaluation), so
+# each instance is read a byte at a time instead: from the board itself, its transpose, or one
+# of its two pseudo-rotations by 45 degrees (which bring each diagonal into one byte), with a
+# table per byte that turns the bits it holds into their share of the index.
+@njit(cache=True, inline="always")
+def _rotr(x: np.uint64, n: int) -> np.uint64:
+    return (x >> U64(n)) | (x << U64(64 - n))
+
+
+@njit(cache=True, inline="always")
+def _transpose(x: np.uint64) -> np.uint64:
+    # Mirror in the a1-h8 diagonal (three delta swaps).
+    t = U64(0x0F0F0F0F00000000) & (x ^ (x << U64(28)))
+    x ^= t ^ (t >> U64(28))
+    t = U64(0x3333000033330000) & (x ^ (x << U64(14)))
+    x ^= t ^ (t >> U64(14))
+    t = U64(0x5500550055005500) & (x ^ (x << U64(7)))
+    x ^= t ^ (t >> U64(7))
+    return x
+
+
+@njit(cache=True, inline="always")
+def _shear_down(x: np.uint64) -> np.uint64:
+    # Column c rotated down by c rows: each diagonal of one direction lands in one row.
+    x ^= U64(0xAAAAAAAAAAAAAAAA) & (x ^ _rotr(x, 8))
+    x ^= U64(0xCCCCCCCCCCCCCCCC) & (x ^ _rotr(x, 16))
+    x ^= U64(0xF0F0F0F0F0F0F0F0) & (x ^ _rotr(x, 32))
+    return x
+
+
+@njit(cache=True, inline="always")
+def _shear_up(x: np.uint64) -> np.uint64:
+    # Column c rotated down by 8 - c rows: the diagonals of the other direction, one a row.
+    x ^= U64(0x5555555555555555) & (x ^ _rotr(x, 8))
+    x ^= U64(0x3333333333333333) & (x ^ _rotr(x, 16))
+    x ^= U64(0x0F0F0F0F0F0F0F0F) & (x ^ _rotr(x, 32))
+    return x
+
+
+def _variant_positions() -> np.ndarray:
+    """Where each square's bit lands in each board variant (identity, transpose, two shears)."""
+    funcs = (lambda x: x, _transpose.py_func, _shear_down.py_func, _shear_up.py_func)
+    out = np.zeros((4, 64), dtype=np.int64)
+    for v, f in enumerate(funcs):
+        for sq in range(64):
+            image = int(f(U64(1) << U64(sq)))
+            assert image and image & (image - 1) == 0, "a board variant must move bits, not merge them"
+            out[v, sq] = image.bit_length() - 1
+        assert len(set(out[v])) == 64
+    return out
+
+
+def _build_pattern_reads() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per instance, the bytes to read (variant, shift) and their 256-entry index tables."""
+    pos = _variant_positions()
+    starts = [0]
+    variants: list[int] = []
+    shifts: list[int] = []
+    tables: list[np.ndarray] = []
+    for row in PATTERN_SQUARES:
+        squares = [int(sq) for sq in row if sq >= 0]
+        v = min(range(4), key=lambda var: len({pos[var, sq] // 8 for sq in squares}))
+        for byte in sorted({pos[v, sq] // 8 for sq in squares}):
+            table = np.zeros(256, dtype=np.int32)
+            for bits in range(256):
+                table[bits] = sum(
+                    3**k
+                    for k, sq in enumerate(squares)
+                    if pos[v, sq] // 8 == byte and bits >> (pos[v, sq] % 8) & 1
+                )
+            variants.append(v)
+            shifts.append(8 * byte)
+            tables.append(table)
+        starts.append(len(variants))
+    return (
+        np.array(starts, dtype=np.int64),
+        np.array(variants, dtype=np.int64),
+        np.array(shifts, dtype=np.uint64),
+        np.array(tables, dtype=np.int32),
+    )
+
+
+_READ_START, _READ_VARIANT, _READ_SHIFT, _READ_TABLE = _build_pattern_reads()
+
+
+@njit(cache=True, inline="always")
+def _pattern_index(
+    i: int,
+    p0: np.uint64,
+    p1: np.uint64,
+    p2: np.uint64,
+    p3: np.uint64,
+    o0: np.uint64,
+    o1: np.uint64,
+    o2: np.uint64,
+    o3: np.uint64,
+) -> int:
+    idx = 0
+    for e in range(_READ_START[i], _READ_START[i + 1]):
+        v = _READ_VARIANT[e]
+        if v == 0:
+            bp, bo = p0, o0
+        elif v == 1:
+            bp, bo = p1, o1
+        elif v == 2:
+            bp, bo = p2, o2
+        else:
+            bp, bo = p3, o3
+        sh = _READ_SHIFT[e]
+        idx += _READ_TABLE[e, int((bp >> sh) & U64(0xFF))] + 2 * _READ_TABLE[e, int((bo >> sh) & U64(0xFF))]
+    return idx
+
+
 @njit(cache=True)
 def feature_indices(p: np.uint64, o: np.uint64, out: np.ndarray) -> None:
     """Write the weight index of every pattern instance into ``out`` (one per instance)."""
+    p1, p2, p3 = _transpose(p), _shear_down(p), _shear_up(p)
+    o1, o2, o3 = _transpose(o), _shear_down(o), _shear_up(o)
     for i in range(PATTERN_SQUARES.shape[0]):
-        idx = 0
-        for k in range(PATTERN_SQUARES.shape[1] - 1, -1, -1):
-            sq = PATTERN_SQUARES[i, k]
-            if sq < 0:
-                continue
-            b = ONE << U64(sq)
-            idx *= 3
-            if p & b:
-                idx += 1
-            elif o & b:
-                idx += 2
-        out[i] = PATTERN_OFFSETS[i] + idx
+        out[i] = PATTERN_OFFSETS[i] + _pattern_index(i, p, p1, p2, p3, o, o1, o2, o3)
 
 
 @njit(cache=True, inline="always")
@@ -366,19 +492,10 @@ def evaluate(p: np.uint64, o: np.uint64, weights: np.ndarray) -> int:
         phase = 0
     w = weights[phase]
     total = w[F_BIAS]
+    p1, p2, p3 = _transpose(p), _shear_down(p), _shear_up(p)
+    o1, o2, o3 = _transpose(o), _shear_down(o), _shear_up(o)
     for i in range(PATTERN_SQUARES.shape[0]):
-        idx = 0
-        for k in range(PATTERN_SQUARES.shape[1] - 1, -1, -1):
-            sq = PATTERN_SQUARES[i, k]
-            if sq < 0:
-                continue
-            b = ONE << U64(sq)
-            idx *= 3
-            if p & b:
-                idx += 1
-            elif o & b:
-                idx += 2
-        total += w[PATTERN_OFFSETS[i] + idx]
+        total += w[PATTERN_OFFSETS[i] + _pattern_index(i, p, p1, p2, p3, o, o1, o2, o3)]
     total += w[F_MOBILITY] * (count(get_moves(p, o)) - count(get_moves(o, p)))
     total += w[F_POTENTIAL] * (_potential(p, o) - _potential(o, p))
     total += w[F_PARITY] * (1 if empties & 1 else -1)
@@ -568,6 +685,96 @@ def _solve3(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray
     return _score_over(p, o)
 
 
+def _priority_class() -> np.ndarray:
+    out = np.zeros(64, dtype=np.int64)
+    for k, mask in enumerate(_PRIORITY_MASKS):
+        for sq in range(64):
+            if int(mask) >> sq & 1:
+                out[sq] = k
+    return out
+
+
+_PRIORITY_CLASS = _priority_class()
+
+
+@njit(cache=True, inline="always")
+def _order_key(sq: int, others_in_quadrant: int) -> int:
+    # The general solver's order as one number: odd quadrants first, then the square's class
+    # (corner, edge, inner, C, X), then the square itself.
+    key: int = (((others_in_quadrant & 1) * N_PRIORITY + _PRIORITY_CLASS[sq]) << 6) | sq
+    return key
+
+
+@njit(cache=True, inline="always")
+def _solve4_side(
+    p: np.uint64, o: np.uint64, alpha: int, beta: int, s1: int, s2: int, s3: int, s4: int, nodes: np.ndarray
+) -> int:
+    # Best result for the mover over four empties in the given order, -INF when it has no move.
+    best = -INF
+    for k in range(4):
+        sq = s1 if k == 0 else s2 if k == 1 else s3 if k == 2 else s4
+        if o & _NEIGHBOUR[sq] == ZERO:
+            continue
+        f = flips(p, o, sq)
+        if f == ZERO:
+            continue
+        v = -_solve3(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    return best
+    return best
+
+
+@njit(cache=True)
+def _solve4(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray) -> int:
+    # Four empties, no loops over quadrants or classes: the same order as the general case,
+    # from a four-key sorting network.
+    nodes[0] += 1
+    empty = ~(p | o)
+    s1 = lowest_square(empty)
+    empty &= empty - ONE
+    s2 = lowest_square(empty)
+    empty &= empty - ONE
+    s3 = lowest_square(empty)
+    s4 = lowest_square(empty & (empty - ONE))
+    q1 = _QUADRANT[s1]
+    q2 = _QUADRANT[s2]
+    q3 = _QUADRANT[s3]
+    q4 = _QUADRANT[s4]
+    e12 = int(q1 == q2)
+    e13 = int(q1 == q3)
+    e14 = int(q1 == q4)
+    e23 = int(q2 == q3)
+    e24 = int(q2 == q4)
+    e34 = int(q3 == q4)
+    k1 = _order_key(s1, e12 + e13 + e14)
+    k2 = _order_key(s2, e12 + e23 + e24)
+    k3 = _order_key(s3, e13 + e23 + e34)
+    k4 = _order_key(s4, e14 + e24 + e34)
+    if k2 < k1:
+        k1, k2 = k2, k1
+    if k4 < k3:
+        k3, k4 = k4, k3
+    if k3 < k1:
+        k1, k3 = k3, k1
+    if k4 < k2:
+        k2, k4 = k4, k2
+    if k3 < k2:
+        k2, k3 = k3, k2
+    s1, s2, s3, s4 = k1 & 63, k2 & 63, k3 & 63, k4 & 63
+    best = _solve4_side(p, o, alpha, beta, s1, s2, s3, s4, nodes)
+    if best > -INF:
+        return best
+    nodes[0] += 1  # the opponent's node after our pass
+    best = _solve4_side(o, p, -beta, -alpha, s1, s2, s3, s4, nodes)
+    if best > -INF:
+        return -best
+    return _score_over(p, o)
+
+
 @njit("int64(uint64, uint64, int64, int64, boolean, int64[::1])", cache=True)
 def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool, nodes: np.ndarray) -> int:
     """Few empties: no tables, parity order (squares of odd quadrants first)."""
@@ -581,6 +788,8 @@ def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool
         return _solve2(p, o, alpha, beta, nodes)
     if n_empty == 3 and not passed:
         return _solve3(p, o, alpha, beta, nodes)
+    if n_empty == 4 and not passed:
+        return _solve4(p, o, alpha, beta, nodes)
     nodes[0] += 1
     if n_empty == 1:
         return _solve1(p, o, lowest_square(empty))
@@ -602,7 +811,11 @@ def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool
             if f == ZERO:
                 continue
             any_move = True
-            if n_empty == 3:
+            if n_empty == 5:
+                v = -_solve4(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
+            elif n_empty == 4:
+                v = -_solve3(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
+            elif n_empty == 3:
                 v = -_solve2(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
             else:
                 v = -_solve_small(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, false_, nodes)
@@ -745,11 +958,15 @@ def _solve(
         sq = lowest_square(m)
         m &= m - ONE
         f = flips(p, o, sq)
+        np_ = p ^ f ^ (ONE << U64(sq))
+        no = o ^ f
+        if n_empty > SMALL_EMPTIES + 1:  # the child will probe the table: load its line meanwhile
+            cs = _slot(no, np_, n)
+            _prefetch_row(tt_keys, cs)
+            _prefetch_row(tt_vals, cs)
         if sq == tt_move:
             key = -1 << 30
         else:
-            np_ = p ^ f ^ (ONE << U64(sq))
-            no = o ^ f
             reply = get_moves(no, np_)
             key = (count(reply) + count(reply & CORNERS)) * 64 - _ORDER_WEIGHT[sq]
             if count(empty & _QUADRANT_MASK[_QUADRANT[sq]]) & 1:
@@ -797,7 +1014,9 @@ def _solve(
             if n_empty <= SMALL_EMPTIES + 1:  # children of the table-free size: no detour through _solve
                 v = -_solve_small(np_, no, -hi, -lo, false_, nodes)
             else:
-                v = -_solve(np_, no, -hi, -lo, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch, weights)
+                v = -_solve(
+                    np_, no, -hi, -lo, false_, ply + 1, tt_keys, tt_vals, nodes, stop, scratch, weights
+                )
             if hi >= beta or v <= alpha or v >= beta:
                 break
             lo, hi = v, beta
