@@ -685,6 +685,16 @@ def _solve3(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray
     return _score_over(p, o)
 
 
+@njit(cache=True, inline="always")
+def _stable_upper(p: np.uint64, o: np.uint64, alpha: int) -> int:
+    # The most the mover can still make against the opponent's stable discs, looked at only
+    # when that could be alpha or less (INF otherwise): a cheap cut-off near the end.
+    if alpha >= 0 and 64 - 2 * count(o) <= alpha:
+        upper: int = 64 - 2 * count(stable_discs(o, p))
+        return upper
+    return INF
+
+
 def _priority_class() -> np.ndarray:
     out = np.zeros(64, dtype=np.int64)
     for k, mask in enumerate(_PRIORITY_MASKS):
@@ -733,6 +743,9 @@ def _solve4(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray
     # Four empties, no loops over quadrants or classes: the same order as the general case,
     # from a four-key sorting network.
     nodes[0] += 1
+    upper = _stable_upper(p, o, alpha)
+    if upper <= alpha:
+        return upper
     empty = ~(p | o)
     s1 = lowest_square(empty)
     empty &= empty - ONE
@@ -793,6 +806,9 @@ def _solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, passed: bool
     nodes[0] += 1
     if n_empty == 1:
         return _solve1(p, o, lowest_square(empty))
+    upper = _stable_upper(p, o, alpha)
+    if upper <= alpha:
+        return upper
     best = -INF
     any_move = False
     odd = ZERO  # the empties of quadrants with an odd number of them go first
