@@ -46,7 +46,7 @@ def coords(reply: str) -> tuple[int, int]:
 
 @pytest.fixture
 def engine() -> GomocupEngine:
-    return GomocupEngine(level=5)
+    return GomocupEngine(level=6)
 
 
 def test_start_begin_and_turn_give_moves_on_the_board(engine: GomocupEngine) -> None:
@@ -188,7 +188,7 @@ def test_swap2board_all_three_cases(engine: GomocupEngine) -> None:
 
 
 def test_engine_process_flushes_each_reply() -> None:
-    proc = subprocess.Popen([TABLETOP, "engine", "gomocup", "--level", "3"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([TABLETOP, "engine", "gomocup", "--level", "4"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None
     try:
@@ -214,8 +214,8 @@ def test_run_engine_on_streams() -> None:
 @pytest.mark.parametrize("rule", ["freestyle", "renju"])
 def test_manager_plays_full_games_against_our_engine(rule: str) -> None:
     board = gomoku(15, rule)
-    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 4") as external:
-        ours = level_player(3)
+    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 5") as external:
+        ours = level_player(4)
         while not board.is_game_over():
             mover = external if len(board.move_stack) % 2 == 0 else ours
             move = mover.choose(board.copy(), Limit(seconds=2))
@@ -225,8 +225,8 @@ def test_manager_plays_full_games_against_our_engine(rule: str) -> None:
 
 
 def test_manager_against_manager_restarts_with_board_between_games() -> None:
-    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 4") as a, \
-            GomocupPlayer(f"{TABLETOP} engine gomocup --level 3") as b:
+    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 5") as a, \
+            GomocupPlayer(f"{TABLETOP} engine gomocup --level 4") as b:
         for game in range(2):
             board = gomoku(9)
             if game == 1:
@@ -314,9 +314,9 @@ def test_manager_sends_a_set_up_position_as_board() -> None:
     text = "/".join(["-" * 9] * 3 + ["---XO----", "----X----", "---O-----"] + ["-" * 9] * 3) + " O"
     board = gomoku(9, position=text)
     assert not board.move_stack
-    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 4") as external:
+    with GomocupPlayer(f"{TABLETOP} engine gomocup --level 5") as external:
         move = external.choose(board, Limit(seconds=2))
         assert board.is_legal(move)
         board.push(move)
-        board.push(level_player(4).choose(board))
+        board.push(level_player(5).choose(board))
         assert board.is_legal(external.choose(board.copy(), Limit(seconds=2)))  # and again, after RESTART

@@ -74,7 +74,7 @@ def test_renju_fouls_by_pattern_include_the_rules_board_fouls_of_simple_kinds() 
 
 
 def test_renju_moves_chosen_by_the_engine_are_always_legal() -> None:
-    engine = level_player(6)
+    engine = level_player(7)
     for seed in range(4):
         board = random_board("renju", 30 + seed, seed)
         while board.turn is not BLACK:
@@ -105,10 +105,10 @@ def test_the_engine_blocks_a_four_and_takes_a_five() -> None:
     board = gomoku(15)
     for mv in ("h8", "a1", "i8", "a2", "j8", "a3", "k8"):
         board.push(mv)  # Black threatens g8/l8 (an open four): White must block one
-    move = level_player(7).choose(board, Limit(seconds=0.5))
+    move = level_player(8).choose(board, Limit(seconds=0.5))
     assert str(move) in ("g8", "l8")
     board.push(move)
-    win = level_player(4).choose(board)
+    win = level_player(5).choose(board)
     board.push(win)
     assert board.outcome() is not None and board.outcome().winner is BLACK
 
@@ -149,11 +149,24 @@ def test_level_one_is_gentle_and_varied() -> None:
     assert len(moves) >= 3  # it does not always play the same move
 
 
+def test_level_one_is_a_random_beginner_near_the_stones() -> None:
+    board = gomoku(15)
+    for mv in ("h8", "h9", "i9", "j10", "g7"):
+        board.push(mv)
+    stones = [(m.col, m.row) for m in board.move_stack]
+    engine = level_player(1)
+    chosen = {engine.choose(board) for _ in range(40)}
+    assert len(chosen) >= 10  # spread over the neighbourhood, not a ranking
+    for m in chosen:
+        assert board.is_legal(m)
+        assert min(max(abs(m.col - c), abs(m.row - r)) for c, r in stones) <= 2, str(m)
+
+
 def test_a_higher_level_beats_level_one() -> None:
     wins = 0
     for game in range(2):
         board = gomoku(15)
-        strong, weak = level_player(6), level_player(1)
+        strong, weak = level_player(7), level_player(1)
         strong_black = game == 0
         while not board.is_game_over():
             black_to_move = board.turn is BLACK

@@ -8,7 +8,7 @@ from gomoku_boards import board_with
 from tabletop.ai.gomoku.engine import level_player
 
 
-@pytest.mark.parametrize("level", [5, 6, 7, 8])
+@pytest.mark.parametrize("level", [6, 7, 8, 9])
 def test_black_whose_only_block_is_an_overline_plays_a_legal_move(level: int) -> None:
     # Black on row 7 at columns 0-2 and 4-5: a stone at (3, 7) would make six, an overline (a foul).
     # White's four on column 3, rows 8-11, is blocked at row 12, so White's only five point is (3, 7).

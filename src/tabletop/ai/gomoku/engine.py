@@ -39,6 +39,7 @@ class EngineSettings:
     blunder: float = 0.0  # chance of a plausible but unexamined move
     safety_nodes: int = 0  # threat-solver budget per candidate to check the opponent gets no VCF/VCT
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
+    random_only: bool = False  # a random point within two of a stone, nothing more (the beginner)
 
 
 # the transposition table's size bound: 2**21 entries of search.TT_ENTRY_BYTES (40 MB), so the
@@ -47,36 +48,38 @@ TT_ENTRIES_DEFAULT = 1 << 21
 TT_ENTRIES = TT_ENTRIES_DEFAULT
 
 # The ladder (benchmarks/RESULTS.md, level table: each level against the one below over 100
-# games in each rule).  On 2026-11-24 a gentler level 1 came in below the old one and every
-# other level moved up one with its settings unchanged: the top could not be spread further,
-# since neither 10 plies at width 8 nor 8 plies at width 16 scored above 0.53 against the
-# level below in 16-game pilots.  8 plies at width 12 (now level 10) is the strongest setting
-# measured, but over 100 games it scored 0.57 (freestyle) and 0.53 (renju) against 8 plies
-# at width 8 (now level 9): short of a 65% step.  Rows measured before then carry over under the new numbers.
+# games in each rule).  Level 1 is a random beginner: any point within two of a stone, fives
+# neither taken nor stopped.  Levels 2..5 choose one ply by pattern value with a falling
+# chance of a random pick among the twelve best-looking points; 6 adds its own VCF and a
+# safety check; 7..9 search 2, 4 and 6 plies (width 8); 10 searches 8 plies over the best 12
+# candidates with the largest threat budgets.  8 plies at width 8 (between 9 and 10) was
+# dropped on 2026-11-24: it scored 0.74 / 0.67 against 6 plies but level 10 only 0.57 / 0.53
+# against it, while level 10 scores 0.755 (freestyle) and 0.78 (renju) against level 9.
+# Neither 10 plies at width 8 nor 8 plies at width 16 did better than level 10 in pilots.
 #
-# VCT: its claimed wins held against every defender reply in the checks of
-# scripts/check_vct.py (vctcheck), but with it on at (old) level 6 (vct_nodes=5_000,
-# deepening 2/4/6) that level scored 29/40 against the level below, and 51/60 without it
-# (benchmarks/RESULTS.md, "VCT checked against every defence").  Those figures were taken while a threat search that
-# ran out of budget mid-line left its stones on the engine's position, so the search
-# after it could work on a wrong position (fixed in threats.py; with a 3_000-node
-# VCT at level 6, about 2% of the VCT calls did that).  Level 6 searches a VCT:
-# without it, its depth-2 search left Black's standing VCTs unplayed for many moves
-# in Renju, and it scored 0.62 against level 5 there (Black 17-10-23 of 50); with it
-# (and the fix), 0.87 over 100 games.  Levels 7 and 8 keep VCT off (not measured again
-# with the fix).  Level 9 (8 plies with the numba search) scored 0.615 against level 8 in
-# Renju without VCT and 0.67 with a 10_000-node VCT (100 games each); level 10 searches
-# the same depth over the best 12 candidates instead of 8, with twice the threat budgets.
+# VCT (levels named by today's numbers): its claimed wins held against every defender
+# reply in the checks of scripts/check_vct.py (vctcheck), but with it on at an early searching
+# level (vct_nodes=5_000, deepening 2/4/6) that level scored 29/40 against the level below, and
+# 51/60 without it (benchmarks/RESULTS.md, "VCT checked against every defence").  Those
+# figures were taken while a threat search that ran out of budget mid-line left its stones
+# on the engine's position, so the search after it could work on a wrong position (fixed in
+# threats.py; with a 3_000-node VCT at level 7, about 2% of the VCT calls did that).  Level 7
+# searches a VCT: without it, its 2-ply search left Black's standing VCTs unplayed for many
+# moves in Renju, and it scored 0.62 against level 6 there (Black 17-10-23 of 50); with it
+# (and the fix), 0.87 over 100 games.  Levels 8 and 9 keep VCT off (not measured again with
+# the fix).  The dropped 8-ply width-8 setting scored 0.615 against level 9 in Renju without
+# VCT and 0.67 with a 10_000-node VCT (100 games each); level 10 searches the same depth over
+# the best 12 candidates with twice those threat budgets.
 LEVELS: dict[int, EngineSettings] = {
-    1: EngineSettings(greedy_only=True, blunder=0.85, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
-    2: EngineSettings(greedy_only=True, blunder=0.55, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
-    3: EngineSettings(greedy_only=True, blunder=0.25, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
-    4: EngineSettings(greedy_only=True, blunder=0.1, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
-    5: EngineSettings(greedy_only=True, seconds=0.3, vcf_nodes=2_000, vct_nodes=0, safety_nodes=300),
-    6: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=3_000, safety_nodes=600),
-    7: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
-    8: EngineSettings(seconds=1.5, max_depth=6, width=8, vcf_nodes=10_000, vct_nodes=0, safety_nodes=2_000),
-    9: EngineSettings(seconds=3.0, max_depth=8, width=8, vcf_nodes=20_000, vct_nodes=10_000, safety_nodes=3_000),
+    1: EngineSettings(random_only=True, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
+    2: EngineSettings(greedy_only=True, blunder=0.85, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
+    3: EngineSettings(greedy_only=True, blunder=0.55, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
+    4: EngineSettings(greedy_only=True, blunder=0.25, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
+    5: EngineSettings(greedy_only=True, blunder=0.1, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
+    6: EngineSettings(greedy_only=True, seconds=0.3, vcf_nodes=2_000, vct_nodes=0, safety_nodes=300),
+    7: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=3_000, safety_nodes=600),
+    8: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
+    9: EngineSettings(seconds=1.5, max_depth=6, width=8, vcf_nodes=10_000, vct_nodes=0, safety_nodes=2_000),
     10: EngineSettings(seconds=4.0, max_depth=8, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000),
 }
 
@@ -169,6 +172,10 @@ class GomokuEngine:
         if board.is_game_over():
             raise IllegalMoveError("no legal move: the game is over")
         pos = Position.from_board(board)
+        if self.settings.random_only:
+            cands = pos.candidates()
+            self.rng.shuffle(cands)
+            return _legal_choice(board, pos, cands)
         if self.settings.greedy_only:
             return self._greedy(board, pos)
         result = self.analyse(board, limit)
