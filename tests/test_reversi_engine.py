@@ -89,29 +89,6 @@ def _flips_by_walking(p: int, o: int, sq: int) -> int:
     return turned
 
 
-def test_flips_on_every_empty_square_of_random_boards_match_a_line_walk() -> None:
-    # Illegal squares must give 0 as well: the endgame solver tries empties without a move list.
-    rng = random.Random(7)
-    illegal = legal = 0
-    for _ in range(3000):
-        p = o = 0
-        fill = rng.uniform(0.3, 0.95)
-        for sq in range(64):
-            if rng.random() < fill:
-                if rng.random() < 0.5:
-                    p |= 1 << sq
-                else:
-                    o |= 1 << sq
-        for sq in range(64):
-            if (p | o) >> sq & 1:
-                continue
-            expected = _flips_by_walking(p, o, sq)
-            assert int(kernel.flips(np.uint64(p), np.uint64(o), sq)) == expected, (hex(p), hex(o), sq)
-            legal += expected != 0
-            illegal += expected == 0
-    assert legal > 10000 and illegal > 10000
-
-
 def _random_sides(rng: random.Random, fill: float) -> tuple[int, int]:
     p = o = 0
     for sq in range(64):
@@ -121,6 +98,22 @@ def _random_sides(rng: random.Random, fill: float) -> tuple[int, int]:
             else:
                 o |= 1 << sq
     return p, o
+
+
+def test_flips_on_every_empty_square_of_random_boards_match_a_line_walk() -> None:
+    # Illegal squares must give 0 as well: the endgame solver tries empties without a move list.
+    rng = random.Random(7)
+    illegal = legal = 0
+    for _ in range(3000):
+        p, o = _random_sides(rng, rng.uniform(0.3, 0.95))
+        for sq in range(64):
+            if (p | o) >> sq & 1:
+                continue
+            expected = _flips_by_walking(p, o, sq)
+            assert int(kernel.flips(np.uint64(p), np.uint64(o), sq)) == expected, (hex(p), hex(o), sq)
+            legal += expected != 0
+            illegal += expected == 0
+    assert legal > 10000 and illegal > 10000
 
 
 def test_pattern_indices_match_a_square_by_square_reading() -> None:

@@ -636,29 +636,6 @@ def _solve2(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray
     return _score_over(p, o)
 
 
-@njit(cache=True, inline="always")
-def _solve3_side(
-    p: np.uint64, o: np.uint64, alpha: int, beta: int, sq1: int, sq2: int, sq3: int, nodes: np.ndarray
-) -> int:
-    # Best result for the mover over three empties in the given order, -INF when it has no move.
-    best = -INF
-    for k in range(3):
-        sq = sq1 if k == 0 else sq2 if k == 1 else sq3
-        if o & _NEIGHBOUR[sq] == ZERO:
-            continue
-        f = flips(p, o, sq)
-        if f == ZERO:
-            continue
-        v = -_solve2(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
-        if v > best:
-            best = v
-            if v > alpha:
-                alpha = v
-                if alpha >= beta:
-                    return best
-    return best
-
-
 @njit(cache=True)
 def _solve3(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray) -> int:
     # Three empties, no loops over quadrants: a square alone in an odd quadrant goes first.
@@ -675,11 +652,11 @@ def _solve3(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray
         sq1, sq2, sq3 = sq3, sq1, sq2
     elif q1 == q3 and q1 != q2:
         sq1, sq2, sq3 = sq2, sq1, sq3
-    best = _solve3_side(p, o, alpha, beta, sq1, sq2, sq3, nodes)
+    best = _solve_side(p, o, alpha, beta, 3, sq1, sq2, sq3, -1, nodes)
     if best > -INF:
         return best
     nodes[0] += 1  # the opponent's node after our pass
-    best = _solve3_side(o, p, -beta, -alpha, sq1, sq2, sq3, nodes)
+    best = _solve_side(o, p, -beta, -alpha, 3, sq1, sq2, sq3, -1, nodes)
     if best > -INF:
         return -best
     return _score_over(p, o)
@@ -716,19 +693,32 @@ def _order_key(sq: int, others_in_quadrant: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _solve4_side(
-    p: np.uint64, o: np.uint64, alpha: int, beta: int, s1: int, s2: int, s3: int, s4: int, nodes: np.ndarray
+def _solve_side(
+    p: np.uint64,
+    o: np.uint64,
+    alpha: int,
+    beta: int,
+    n: int,
+    s1: int,
+    s2: int,
+    s3: int,
+    s4: int,
+    nodes: np.ndarray,
 ) -> int:
-    # Best result for the mover over four empties in the given order, -INF when it has no move.
+    # Best result for the mover over the n (3 or 4) empties s1.. in that order, -INF when it
+    # has no move.  Inlined with a constant n, so each caller gets its own loop-free copy.
     best = -INF
-    for k in range(4):
+    for k in range(n):
         sq = s1 if k == 0 else s2 if k == 1 else s3 if k == 2 else s4
         if o & _NEIGHBOUR[sq] == ZERO:
             continue
         f = flips(p, o, sq)
         if f == ZERO:
             continue
-        v = -_solve3(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
+        if n == 3:
+            v = -_solve2(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
+        else:
+            v = -_solve3(o ^ f, p ^ f ^ (ONE << U64(sq)), -beta, -alpha, nodes)
         if v > best:
             best = v
             if v > alpha:
@@ -778,11 +768,11 @@ def _solve4(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray
     if k3 < k2:
         k2, k3 = k3, k2
     s1, s2, s3, s4 = k1 & 63, k2 & 63, k3 & 63, k4 & 63
-    best = _solve4_side(p, o, alpha, beta, s1, s2, s3, s4, nodes)
+    best = _solve_side(p, o, alpha, beta, 4, s1, s2, s3, s4, nodes)
     if best > -INF:
         return best
     nodes[0] += 1  # the opponent's node after our pass
-    best = _solve4_side(o, p, -beta, -alpha, s1, s2, s3, s4, nodes)
+    best = _solve_side(o, p, -beta, -alpha, 4, s1, s2, s3, s4, nodes)
     if best > -INF:
         return -best
     return _score_over(p, o)
