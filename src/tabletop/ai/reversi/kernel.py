@@ -19,6 +19,7 @@ returns ``SCALE`` units per disc.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -372,26 +373,38 @@ def _transpose(x: np.uint64) -> np.uint64:
 
 
 @njit(cache=True, inline="always")
-def _shear_down(x: np.uint64) -> np.uint64:
-    # Column c rotated down by c rows: each diagonal of one direction lands in one row.
-    x ^= U64(0xAAAAAAAAAAAAAAAA) & (x ^ _rotr(x, 8))
-    x ^= U64(0xCCCCCCCCCCCCCCCC) & (x ^ _rotr(x, 16))
-    x ^= U64(0xF0F0F0F0F0F0F0F0) & (x ^ _rotr(x, 32))
+def _shear(x: np.uint64, m1: np.uint64, m2: np.uint64, m4: np.uint64) -> np.uint64:
+    # Each column rotated (cyclically) by 1, 2 and 4 rows where the masks say: with SHEAR_C
+    # column c moves c rows, with SHEAR_7C 7 - c rows, so each diagonal of one direction lands
+    # in one row of the result.
+    x ^= m1 & (x ^ _rotr(x, 8))
+    x ^= m2 & (x ^ _rotr(x, 16))
+    x ^= m4 & (x ^ _rotr(x, 32))
     return x
+
+
+SHEAR_C = (U64(0xAAAAAAAAAAAAAAAA), U64(0xCCCCCCCCCCCCCCCC), U64(0xF0F0F0F0F0F0F0F0))
+SHEAR_7C = (U64(0x5555555555555555), U64(0x3333333333333333), U64(0x0F0F0F0F0F0F0F0F))
 
 
 @njit(cache=True, inline="always")
-def _shear_up(x: np.uint64) -> np.uint64:
-    # Column c rotated down by 8 - c rows: the diagonals of the other direction, one a row.
-    x ^= U64(0x5555555555555555) & (x ^ _rotr(x, 8))
-    x ^= U64(0x3333333333333333) & (x ^ _rotr(x, 16))
-    x ^= U64(0x0F0F0F0F0F0F0F0F) & (x ^ _rotr(x, 32))
-    return x
+def _views(x: np.uint64) -> tuple[np.uint64, np.uint64, np.uint64]:
+    # The pattern reader's other three boards: the transpose and the two shears.
+    return (
+        _transpose(x),
+        _shear(x, SHEAR_C[0], SHEAR_C[1], SHEAR_C[2]),
+        _shear(x, SHEAR_7C[0], SHEAR_7C[1], SHEAR_7C[2]),
+    )
 
 
 def _variant_positions() -> np.ndarray:
     """Where each square's bit lands in each board variant (identity, transpose, two shears)."""
-    funcs = (lambda x: x, _transpose.py_func, _shear_down.py_func, _shear_up.py_func)
+    funcs: tuple[Callable[[Any], Any], ...] = (
+        lambda x: x,
+        _transpose.py_func,
+        lambda x: _shear.py_func(x, *SHEAR_C),
+        lambda x: _shear.py_func(x, *SHEAR_7C),
+    )
     out = np.zeros((4, 64), dtype=np.int64)
     for v, f in enumerate(funcs):
         for sq in range(64):
@@ -466,8 +479,8 @@ def _pattern_index(
 @njit(cache=True)
 def feature_indices(p: np.uint64, o: np.uint64, out: np.ndarray) -> None:
     """Write the weight index of every pattern instance into ``out`` (one per instance)."""
-    p1, p2, p3 = _transpose(p), _shear_down(p), _shear_up(p)
-    o1, o2, o3 = _transpose(o), _shear_down(o), _shear_up(o)
+    p1, p2, p3 = _views(p)
+    o1, o2, o3 = _views(o)
     for i in range(PATTERN_SQUARES.shape[0]):
         out[i] = PATTERN_OFFSETS[i] + _pattern_index(i, p, p1, p2, p3, o, o1, o2, o3)
 
@@ -492,8 +505,8 @@ def evaluate(p: np.uint64, o: np.uint64, weights: np.ndarray) -> int:
         phase = 0
     w = weights[phase]
     total = w[F_BIAS]
-    p1, p2, p3 = _transpose(p), _shear_down(p), _shear_up(p)
-    o1, o2, o3 = _transpose(o), _shear_down(o), _shear_up(o)
+    p1, p2, p3 = _views(p)
+    o1, o2, o3 = _views(o)
     for i in range(PATTERN_SQUARES.shape[0]):
         total += w[PATTERN_OFFSETS[i] + _pattern_index(i, p, p1, p2, p3, o, o1, o2, o3)]
     total += w[F_MOBILITY] * (count(get_moves(p, o)) - count(get_moves(o, p)))
