@@ -74,7 +74,7 @@ LEVELS: dict[int, EngineSettings] = {
     1: EngineSettings(random_only=True, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     2: EngineSettings(greedy_only=True, blunder=0.85, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     3: EngineSettings(greedy_only=True, blunder=0.55, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
-    4: EngineSettings(greedy_only=True, blunder=0.25, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
+    4: EngineSettings(greedy_only=True, blunder=0.3, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     5: EngineSettings(greedy_only=True, blunder=0.1, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     6: EngineSettings(greedy_only=True, seconds=0.3, vcf_nodes=2_000, vct_nodes=0, safety_nodes=300),
     7: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=3_000, safety_nodes=600),
