@@ -136,10 +136,7 @@ def _exact_by_minimax(p: int, o: int, passed: bool = False) -> int:
     moves = int(kernel.get_moves(np.uint64(p), np.uint64(o)))
     if not moves:
         if passed:
-            mine, theirs = p.bit_count(), o.bit_count()
-            empties = 64 - mine - theirs
-            diff = mine - theirs
-            return diff + empties if diff > 0 else diff - empties if diff < 0 else 0
+            return Searcher.final_score(p, o)
         return -_exact_by_minimax(o, p, True)
     best = -65
     for sq in range(64):

@@ -546,6 +546,13 @@ def _slot(p: np.uint64, o: np.uint64, n: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def _solved_entry(tt_keys: np.ndarray, tt_vals: np.ndarray, slot: int, p: np.uint64, o: np.uint64) -> bool:
+    # The endgame table's line ``slot`` holds the solver's bounds for (p, o).
+    found: bool = tt_keys[slot, 0] == p and tt_keys[slot, 1] == o and tt_vals[slot, TT_DEPTH] == 99
+    return found
+
+
+@njit(cache=True, inline="always")
 def _score_over(p: np.uint64, o: np.uint64) -> int:
     # Final disc difference with the empty squares given to the winner.
     np_ = count(p)
@@ -665,14 +672,7 @@ def _solve3(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray
         sq1, sq2, sq3 = sq3, sq1, sq2
     elif q1 == q3 and q1 != q2:
         sq1, sq2, sq3 = sq2, sq1, sq3
-    best = _solve_side(p, o, alpha, beta, 3, sq1, sq2, sq3, -1, nodes)
-    if best > -INF:
-        return best
-    nodes[0] += 1  # the opponent's node after our pass
-    best = _solve_side(o, p, -beta, -alpha, 3, sq1, sq2, sq3, -1, nodes)
-    if best > -INF:
-        return -best
-    return _score_over(p, o)
+    return _solve_ordered(p, o, alpha, beta, 3, sq1, sq2, sq3, -1, nodes)
 
 
 @njit(cache=True, inline="always")
@@ -741,6 +741,31 @@ def _solve_side(
     return best
 
 
+@njit(cache=True, inline="always")
+def _solve_ordered(
+    p: np.uint64,
+    o: np.uint64,
+    alpha: int,
+    beta: int,
+    n: int,
+    s1: int,
+    s2: int,
+    s3: int,
+    s4: int,
+    nodes: np.ndarray,
+) -> int:
+    # The mover's best over the n empties in the given order; if it has no move the opponent
+    # plays them (one more node); if neither can, the game is over.
+    best = _solve_side(p, o, alpha, beta, n, s1, s2, s3, s4, nodes)
+    if best > -INF:
+        return best
+    nodes[0] += 1  # the opponent's node after our pass
+    best = _solve_side(o, p, -beta, -alpha, n, s1, s2, s3, s4, nodes)
+    if best > -INF:
+        return -best
+    return _score_over(p, o)
+
+
 @njit(cache=True)
 def _solve4(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray) -> int:
     # Four empties, no loops over quadrants or classes: the same order as the general case,
@@ -781,14 +806,7 @@ def _solve4(p: np.uint64, o: np.uint64, alpha: int, beta: int, nodes: np.ndarray
     if k3 < k2:
         k2, k3 = k3, k2
     s1, s2, s3, s4 = k1 & 63, k2 & 63, k3 & 63, k4 & 63
-    best = _solve_side(p, o, alpha, beta, 4, s1, s2, s3, s4, nodes)
-    if best > -INF:
-        return best
-    nodes[0] += 1  # the opponent's node after our pass
-    best = _solve_side(o, p, -beta, -alpha, 4, s1, s2, s3, s4, nodes)
-    if best > -INF:
-        return -best
-    return _score_over(p, o)
+    return _solve_ordered(p, o, alpha, beta, 4, s1, s2, s3, s4, nodes)
 
 
 @njit("int64(uint64, uint64, int64, int64, boolean, int64[::1])", cache=True)
@@ -948,7 +966,7 @@ def _solve(
     n = tt_keys.shape[0]
     slot = _slot(p, o, n)
     tt_move = -1
-    if tt_keys[slot, 0] == p and tt_keys[slot, 1] == o and tt_vals[slot, TT_DEPTH] == 99:
+    if _solved_entry(tt_keys, tt_vals, slot, p, o):
         lo = int(tt_vals[slot, TT_LOWER])
         hi = int(tt_vals[slot, TT_UPPER])
         if lo >= beta:
@@ -979,10 +997,10 @@ def _solve(
         f = flips(p, o, sq)
         np_ = p ^ f ^ (ONE << U64(sq))
         no = o ^ f
+        child_slot = _slot(no, np_, n)
         if n_empty > SMALL_EMPTIES + 1:  # the child will probe the table: load its line meanwhile
-            cs = _slot(no, np_, n)
-            _prefetch_row(tt_keys, cs)
-            _prefetch_row(tt_vals, cs)
+            _prefetch_row(tt_keys, child_slot)
+            _prefetch_row(tt_vals, child_slot)
         if sq == tt_move:
             key = -1 << 30
         else:
@@ -990,13 +1008,11 @@ def _solve(
             key = (count(reply) + count(reply & CORNERS)) * 64 - _ORDER_WEIGHT[sq]
             if count(empty & _QUADRANT_MASK[_QUADRANT[sq]]) & 1:
                 key -= 24
-            if n_empty > ETC_EMPTIES:
-                # Enhanced transposition cut-off: a child already proven bad enough for the opponent.
-                cslot = _slot(no, np_, n)
-                if tt_keys[cslot, 0] == no and tt_keys[cslot, 1] == np_ and tt_vals[cslot, TT_DEPTH] == 99:
-                    v = -int(tt_vals[cslot, TT_UPPER])
-                    if v >= beta:
-                        return v
+            # Enhanced transposition cut-off: a child already proven bad enough for the opponent.
+            if n_empty > ETC_EMPTIES and _solved_entry(tt_keys, tt_vals, child_slot, no, np_):
+                v = -int(tt_vals[child_slot, TT_UPPER])
+                if v >= beta:
+                    return v
             if n_empty > SORT_EMPTIES:
                 # Near the root of a long solve, a few plies of alpha-beta order better still.
                 key += _sort_value(no, np_, (n_empty - 14) // 2, -INF, INF, weights) * SORT_WEIGHT
@@ -1049,7 +1065,7 @@ def _solve(
                 if alpha >= beta:
                     break
     # Store bounds (always replace: the deepest nodes are the most numerous and cheapest).
-    if not (tt_keys[slot, 0] == p and tt_keys[slot, 1] == o and tt_vals[slot, TT_DEPTH] == 99):
+    if not _solved_entry(tt_keys, tt_vals, slot, p, o):
         tt_keys[slot, 0] = p
         tt_keys[slot, 1] = o
         tt_vals[slot, TT_LOWER] = -64
