@@ -122,14 +122,18 @@ def test_pattern_indices_match_a_square_by_square_reading() -> None:
     rng = random.Random(11)
     n = kernel.PATTERN_SQUARES.shape[0]
     out = np.zeros(n, dtype=np.int64)
+    expected = np.zeros(n, dtype=np.int64)
+    p, o = START_BLACK, START_WHITE  # the definition itself, by hand, on the start position
+    kernel.feature_indices_by_squares(np.uint64(p), np.uint64(o), expected)
+    for i in range(n):
+        squares = [int(sq) for sq in kernel.PATTERN_SQUARES[i] if sq >= 0]
+        digits = [1 if p >> sq & 1 else 2 if o >> sq & 1 else 0 for sq in squares]
+        assert expected[i] == int(kernel.PATTERN_OFFSETS[i]) + sum(d * 3**k for k, d in enumerate(digits))
     for _ in range(2000):
         p, o = _random_sides(rng, rng.uniform(0.05, 1.0))
         kernel.feature_indices(np.uint64(p), np.uint64(o), out)
-        for i in range(n):
-            squares = [int(sq) for sq in kernel.PATTERN_SQUARES[i] if sq >= 0]
-            digits = [1 if p >> sq & 1 else 2 if o >> sq & 1 else 0 for sq in squares]
-            expected = int(kernel.PATTERN_OFFSETS[i]) + sum(d * 3**k for k, d in enumerate(digits))
-            assert out[i] == expected, (hex(p), hex(o), i)
+        kernel.feature_indices_by_squares(np.uint64(p), np.uint64(o), expected)
+        assert (out == expected).all(), (hex(p), hex(o))
 
 
 def _exact_by_minimax(p: int, o: int, passed: bool = False) -> int:

@@ -18,6 +18,8 @@ def test_engine_figures_come_as_one_json_object(capsys: pytest.CaptureFixture[st
     result = json.loads(capsys.readouterr().out)
     assert result["perft"]["leaves"] == 8200
     assert result["search"]["nodes"] > 0 and result["search"]["nodes_per_second"] > 0
+    # the pattern reading is timed beside its square-by-square definition (the run fails if they disagree)
+    assert result["patterns"]["positions"] > 0 and result["patterns"]["ns_squares"] > 0 < result["patterns"]["ns_bytes"]
     assert [row["higher"] for row in result["ladder"]] == [2]
     assert 0.0 <= result["ladder"][0]["score"] <= 1.0
     assert result["peak_memory_mb"] > 0

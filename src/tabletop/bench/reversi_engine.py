@@ -1,4 +1,5 @@
-"""Reversi engine figures: kernel perft speed, search speed, FFO #40-#44 solve times, peak memory, level ladder.
+"""Reversi engine figures: kernel perft speed, search speed, pattern reading against its definition, FFO #40-#44
+solve times, peak memory, level ladder.
 
 ``tabletop bench reversi`` (the rules benchmark in :mod:`tabletop.bench.reversi`)
 ends by calling :func:`run_engine_bench`.  The same figures, plus the level
@@ -19,7 +20,9 @@ from importlib import resources
 from typing import Any
 
 import numpy as np
+from numba import njit
 
+from tabletop.ai.reversi.kernel import feature_indices, feature_indices_by_squares
 from tabletop.bench import peak_rss_mb
 
 __all__ = ["add_engine_arguments", "ffo_40_44", "ladder", "main", "run_engine_bench"]
@@ -95,6 +98,62 @@ def search_figure(tt_mb: float, depth: int = 9) -> dict[str, Any]:
         "nodes": nodes,
         "seconds": round(seconds, 3),
         "nodes_per_second": round(nodes / seconds),
+    }
+
+
+@njit(cache=True)
+def _read_by_bytes(ps: np.ndarray, os_: np.ndarray, out: np.ndarray) -> int:
+    total = 0
+    for i in range(ps.shape[0]):
+        feature_indices(ps[i], os_[i], out)
+        total += out.sum()
+    return total
+
+
+@njit(cache=True)
+def _read_by_squares(ps: np.ndarray, os_: np.ndarray, out: np.ndarray) -> int:
+    total = 0
+    for i in range(ps.shape[0]):
+        feature_indices_by_squares(ps[i], os_[i], out)
+        total += out.sum()
+    return total
+
+
+def eval_figure(positions: int = 20_000, repeat: int = 5, seed: int = 1) -> dict[str, Any]:
+    """Pattern reading (byte tables over four board views) against the square-by-square
+    definition in the same process, on the same random positions; both must agree."""
+    from tabletop.ai.reversi import kernel
+
+    rng = random.Random(seed)
+    ps = np.zeros(positions, dtype=np.uint64)
+    os_ = np.zeros(positions, dtype=np.uint64)
+    for i in range(positions):
+        p = o = 0
+        for sq in rng.sample(range(64), rng.randint(8, 64)):
+            if rng.random() < 0.5:
+                p |= 1 << sq
+            else:
+                o |= 1 << sq
+        ps[i], os_[i] = p, o
+
+    out = np.zeros(kernel.PATTERN_SQUARES.shape[0], dtype=np.int64)
+    times: dict[str, float] = {}
+    sums: dict[str, int] = {}
+    for name, read_all in (("bytes", _read_by_bytes), ("squares", _read_by_squares)):
+        read_all(ps[:2], os_[:2], out)  # load the compiled code first
+        best = float("inf")
+        for _ in range(repeat):
+            started = time.perf_counter()
+            sums[name] = read_all(ps, os_, out)
+            best = min(best, time.perf_counter() - started)
+        times[name] = best
+    if sums["bytes"] != sums["squares"]:
+        raise RuntimeError("the byte-table pattern reading disagrees with the square-by-square one")
+    return {
+        "positions": positions,
+        "ns_bytes": round(times["bytes"] / positions * 1e9, 1),
+        "ns_squares": round(times["squares"] / positions * 1e9, 1),
+        "ratio": round(times["squares"] / times["bytes"], 2),
     }
 
 
@@ -216,6 +275,7 @@ def run_engine_bench(args: argparse.Namespace) -> int:
     results: dict[str, Any] = {"tt_mb": tt_mb}
     results["perft"] = perft_figure(int(getattr(args, "perft_depth", 11)))
     results["search"] = search_figure(tt_mb, int(getattr(args, "search_depth", 9)))
+    results["patterns"] = eval_figure()
     if not getattr(args, "no_ffo", False):
         results["ffo_40_44"] = ffo_figure(tt_mb)
     if games:
@@ -231,6 +291,11 @@ def run_engine_bench(args: argparse.Namespace) -> int:
     s = results["search"]
     print(
         f"engine search: depth {s['depth']} from 4 openings, {s['nodes']:,} nodes in {s['seconds']}s = {s['nodes_per_second'] / 1e6:.2f}M nodes/s"
+    )
+    e = results["patterns"]
+    print(
+        f"engine pattern reading: {e['ns_bytes']} ns a position "
+        f"(reference, square by square: {e['ns_squares']} ns; {e['ratio']}x), {e['positions']:,} positions"
     )
     if "ffo_40_44" in results:
         for row in results["ffo_40_44"]["positions"]:
