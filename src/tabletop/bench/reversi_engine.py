@@ -102,19 +102,14 @@ def search_figure(tt_mb: float, depth: int = 9) -> dict[str, Any]:
 
 
 @njit(cache=True)
-def _read_by_bytes(ps: np.ndarray, os_: np.ndarray, out: np.ndarray) -> int:
+def _read_all(ps: np.ndarray, os_: np.ndarray, out: np.ndarray, by_squares: bool) -> int:
+    # Every position's pattern indices, by the byte tables or by the definition; their sum.
     total = 0
     for i in range(ps.shape[0]):
-        feature_indices(ps[i], os_[i], out)
-        total += out.sum()
-    return total
-
-
-@njit(cache=True)
-def _read_by_squares(ps: np.ndarray, os_: np.ndarray, out: np.ndarray) -> int:
-    total = 0
-    for i in range(ps.shape[0]):
-        feature_indices_by_squares(ps[i], os_[i], out)
+        if by_squares:
+            feature_indices_by_squares(ps[i], os_[i], out)
+        else:
+            feature_indices(ps[i], os_[i], out)
         total += out.sum()
     return total
 
@@ -139,12 +134,12 @@ def eval_figure(positions: int = 20_000, repeat: int = 5, seed: int = 1) -> dict
     out = np.zeros(kernel.PATTERN_SQUARES.shape[0], dtype=np.int64)
     times: dict[str, float] = {}
     sums: dict[str, int] = {}
-    for name, read_all in (("bytes", _read_by_bytes), ("squares", _read_by_squares)):
-        read_all(ps[:2], os_[:2], out)  # load the compiled code first
+    for name, by_squares in (("bytes", False), ("squares", True)):
+        _read_all(ps[:2], os_[:2], out, by_squares)  # load the compiled code first
         best = float("inf")
         for _ in range(repeat):
             started = time.perf_counter()
-            sums[name] = read_all(ps, os_, out)
+            sums[name] = _read_all(ps, os_, out, by_squares)
             best = min(best, time.perf_counter() - started)
         times[name] = best
     if sums["bytes"] != sums["squares"]:
