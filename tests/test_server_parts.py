@@ -303,3 +303,27 @@ def test_a_following_connection_keeps_no_finished_room_in_memory() -> None:
         for room, rematch in zip(rooms, rooms[1:]):  # loaded again from the store on demand
             data = client.get(f"/api/rooms/{room}").json()
             assert data["moves"] == ["a1", "b1", "a2", "b2", "a3"] and data["rematch"] == rematch
+
+
+def test_outbox_sends_in_order_wakes_once_per_batch_and_overflows_at_its_limit() -> None:
+    from tabletop.server.app import Outbox
+
+    async def scenario() -> None:
+        box = Outbox(limit=3)
+        waiting = asyncio.get_running_loop().create_task(box.take())
+        await asyncio.sleep(0)
+        assert not waiting.done()  # nothing queued: the sender waits
+        box.put("a")
+        box.put("b")
+        assert await waiting == ["a", "b"]  # one wake-up for both, in order
+        box.put("c")
+        box.put("d")
+        box.put("e")
+        assert not box.overflowed
+        box.put("f")  # a fourth unsent frame: the reader is too slow
+        box.put("g")
+        assert box.overflowed
+        assert await box.take() == ["c", "d", "e"]  # what came before the overflow, nothing after
+        assert await asyncio.wait_for(box.take(), 1) == []  # overflowed: no waiting, the sender closes
+
+    asyncio.run(scenario())

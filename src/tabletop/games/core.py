@@ -53,7 +53,7 @@ class Color(enum.IntEnum):
     @property
     def label(self) -> str:
         """The lower-case name used on the wire and in records: ``black``/``white``."""
-        return self.name.lower()
+        return _LABELS[self]
 
     @classmethod
     def parse(cls, text: str) -> Color:
@@ -68,6 +68,7 @@ class Color(enum.IntEnum):
 
 BLACK = Color.BLACK
 WHITE = Color.WHITE
+_LABELS = tuple(c.name.lower() for c in Color)  # by value: the server names colours in every frame
 
 
 class IllegalMoveError(ValueError):

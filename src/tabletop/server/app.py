@@ -55,7 +55,46 @@ log = logging.getLogger("tabletop.server")
 WEB = Path(__file__).with_name("web")
 EXTERNAL_ENGINES = ("gomocup:", "nboard:")
 MAX_QUEUED = 5000
-OVERFLOW = "<overflow>"  # the marker object itself is compared, never sent
+BATCH_FRAMES = 64  # at most this many frames in one batch frame
+
+
+class Outbox:
+    """The frames waiting for one socket, in order, for its one sending task.
+
+    A list and one waiter future: the sender wakes once for everything queued
+    since it last ran (an ``asyncio.Queue`` costs about ten Python calls a frame
+    on each side).  A client that stops reading must not grow the server's
+    memory without end: past ``limit`` frames the outbox is *overflowed*, takes
+    nothing more, and the sender closes the socket once the frames before are
+    sent (the client comes back with ``since``)."""
+
+    def __init__(self, limit: int = MAX_QUEUED) -> None:
+        self.frames: list[str] = []
+        self.limit = limit
+        self.overflowed = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put(self, payload: str) -> None:
+        if self.overflowed:
+            return
+        if len(self.frames) >= self.limit:
+            self.overflowed = True
+        else:
+            self.frames.append(payload)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def take(self) -> list[str]:
+        """Everything queued (waits for at least one frame, or the overflow)."""
+        while not self.frames and not self.overflowed:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        frames, self.frames = self.frames, []
+        return frames
 
 
 ROOM_SOCKET = re.compile(r"/api/rooms/([^/]+)/ws")
@@ -307,16 +346,7 @@ def create_app(settings: Settings | None = None) -> App:
             )
             await websocket.close(code=4404)
             return
-        # a client that stops reading must not grow the server's memory without end:
-        # past MAX_QUEUED frames it is cut off and comes back with "since"
-        outbox: asyncio.Queue[str] = asyncio.Queue(MAX_QUEUED + 1)
-
-        def send(payload: str) -> None:
-            if outbox.qsize() < MAX_QUEUED:
-                outbox.put_nowait(payload)
-            elif outbox.qsize() == MAX_QUEUED:
-                outbox.put_nowait(OVERFLOW)
-
+        outbox = Outbox()
         # ?batch=1: frames waiting together go out as one {"type":"batch","frames":[...]}
         # ?follow=1: a rematch moves this connection into the new room (no reconnect)
         batch = websocket.query_params.get("batch") == "1"
@@ -328,7 +358,7 @@ def create_app(settings: Settings | None = None) -> App:
             switching[:] = [t for t in switching if not t.done()]  # one per rematch: keep only live ones
             switching.append(hub().spawn(_switch(current, client, new_id)))
 
-        client = Client(send, follow if websocket.query_params.get("follow") == "1" else None)
+        client = Client(outbox.put, follow if websocket.query_params.get("follow") == "1" else None)
         sender = asyncio.get_running_loop().create_task(_pump(websocket, outbox, batch))
         recent: deque[float] = deque()
         try:
@@ -482,29 +512,26 @@ def _seq_of(text: str) -> int | None:
     return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
 
 
-async def _pump(websocket: Socket, outbox: asyncio.Queue[str], batch: bool = False) -> None:
-    """Send queued frames in order; stops when the socket closes.  With ``batch``
-    the frames already waiting are sent together as one ``batch`` frame (each
-    frame's text is embedded as it is: nothing is encoded again)."""
+async def _pump(websocket: Socket, outbox: Outbox, batch: bool = False) -> None:
+    """Send the outbox's frames in order; stops when the socket closes.  With ``batch``
+    the frames waiting together are sent as one ``batch`` frame (each frame's text
+    is embedded as it is: nothing is encoded again)."""
     try:
         while True:
-            payload = await outbox.get()
+            frames = await outbox.take()
             if websocket.application_state != WebSocketState.CONNECTED:
                 return
-            if payload is OVERFLOW:
+            if batch and len(frames) > 1:
+                for i in range(0, len(frames), BATCH_FRAMES):
+                    part = frames[i : i + BATCH_FRAMES]
+                    payload = part[0] if len(part) == 1 else '{"type":"batch","frames":[' + ",".join(part) + "]}"
+                    await websocket.send_text(payload)
+            else:
+                for payload in frames:
+                    await websocket.send_text(payload)
+            if outbox.overflowed and not outbox.frames:
                 await websocket.close(code=1013, reason="too many unread frames; reconnect with since")
                 return
-            if batch and not outbox.empty():
-                waiting = [payload]
-                while not outbox.empty() and len(waiting) < 64:
-                    more = outbox.get_nowait()
-                    if more is OVERFLOW:
-                        outbox.put_nowait(more)  # sent what came before, then closes on the next turn
-                        break
-                    waiting.append(more)
-                if len(waiting) > 1:
-                    payload = '{"type":"batch","frames":[' + ",".join(waiting) + "]}"
-            await websocket.send_text(payload)
     except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
         return
     except Exception:  # noqa: BLE001 - a closed transport; the reader side ends the session

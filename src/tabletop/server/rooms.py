@@ -18,12 +18,13 @@ import contextlib
 import hashlib
 import hmac
 import inspect
-import json
 import logging
 import secrets
 import time
 from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from tabletop.games import new_board
 from tabletop.games.core import BLACK, WHITE, Color
@@ -57,8 +58,13 @@ def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+def dumps(data: Any) -> str:
+    """Compact JSON text of a frame (orjson: one C call; keys may be any scalar)."""
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 def frame(kind: str, **data: Any) -> str:
-    return json.dumps({"type": kind, **data}, separators=(",", ":"))
+    return dumps({"type": kind, **data})
 
 
 class RoomTime:
@@ -92,10 +98,10 @@ class Client:
         if payload.startswith('{"type":"event","event":{"kind":"rematch_started"') and (
             self.tokens or self.follow is not None
         ):
-            data = json.loads(payload)
+            data = orjson.loads(payload)
             if self.tokens:
                 data["event"]["tokens"] = {c.other.label: t for c, t in self.tokens.items()}
-                payload = json.dumps(data, separators=(",", ":"))
+                payload = dumps(data)
             self.send(payload)
             if self.follow is not None:
                 self.follow(str(data["event"]["room"]))
@@ -231,7 +237,7 @@ class Room:
     def event_frame(self, event: Event) -> str:
         data = event.to_dict()
         data.update(self.extra.get(event.version, {}))
-        return json.dumps({"type": "event", "version": event.version, "event": data}, separators=(",", ":"))
+        return dumps({"type": "event", "version": event.version, "event": data})
 
     def seat_of(self, token: str) -> Color | None:
         digest = hash_secret(token)
