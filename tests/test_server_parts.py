@@ -327,3 +327,22 @@ def test_outbox_sends_in_order_wakes_once_per_batch_and_overflows_at_its_limit()
         assert await asyncio.wait_for(box.take(), 1) == []  # overflowed: no waiting, the sender closes
 
     asyncio.run(scenario())
+
+
+def test_a_rematch_room_and_the_link_from_the_old_room_are_one_commit(tmp_path: Path) -> None:
+    store = SqlStore(f"sqlite:///{tmp_path / 's.db'}")
+    seats = [SeatRecord("black", "human", "h1"), SeatRecord("white", "human", "h2")]
+
+    async def scenario() -> None:
+        await store.create_room(_room("old"), seats, [ActionRecord(0, "start", None, None, 1.0)])
+        commits = store.commits
+        await store.create_room(
+            _room("new"), seats, [ActionRecord(0, "start", None, None, 2.0)], rematch_of="old"
+        )
+        assert store.commits == commits + 1
+        old, new = await store.load("old"), await store.load("new")
+        assert old is not None and old.room.rematch == "new"
+        assert new is not None and new.room.rematch is None and [a.kind for a in new.actions] == ["start"]
+
+    asyncio.run(scenario())
+    asyncio.run(store.close())

@@ -370,7 +370,8 @@ def create_app(settings: Settings | None = None) -> App:
                 if text is None:
                     client.send(frame("error", code="bad_frame", message="frames are JSON text", seq=None))
                     continue
-                if len(text.encode()) > settings.frame_bytes:
+                # a character is at most 4 bytes of UTF-8: most frames need no encoding to be measured
+                if len(text) * 4 > settings.frame_bytes and len(text.encode()) > settings.frame_bytes:
                     client.send(
                         frame(
                             "error",

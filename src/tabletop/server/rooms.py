@@ -678,7 +678,9 @@ class RoomHub:
         room = await self._start(record, seat_records)
         return room, tokens, invite
 
-    async def _start(self, record: RoomRecord, seats: dict[str, SeatRecord]) -> Room:
+    async def _start(
+        self, record: RoomRecord, seats: dict[str, SeatRecord], rematch_of: str | None = None
+    ) -> Room:
         room = Room(self, record, seats)  # raises ValueError for a bad game, option or position
         at = time.time()
         room.time.fixed = at
@@ -688,7 +690,7 @@ class RoomHub:
             room.time.fixed = None
         start = ActionRecord(0, "start", None, None, at)
         record.over = room.match.is_over()
-        await self.store.create_room(record, list(seats.values()), [start])
+        await self.store.create_room(record, list(seats.values()), [start], rematch_of=rematch_of)
         room.actions = 1
         self.rooms[record.id] = room
         if self.shared:
@@ -715,9 +717,7 @@ class RoomHub:
             label: SeatRecord(label, old.seats[other].kind, old.seats[other].token_hash)
             for label, other in (("black", "white"), ("white", "black"))
         }
-        room = await self._start(record, seats)
-        await self.store.set_rematch(old.id, room.id)
-        return room
+        return await self._start(record, seats, rematch_of=old.id)  # one commit for both rooms
 
     async def join(self, room_id: str, invite: str | None) -> tuple[str, str]:
         room = await self.get(room_id)

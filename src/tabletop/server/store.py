@@ -90,6 +90,9 @@ _SET_LAST_SEQ = (
     .values(last_seq=sa.bindparam("b_seq"))
 )
 _SET_OVER = rooms_table.update().where(rooms_table.c.id == sa.bindparam("b_room")).values(over=True)
+_SET_REMATCH = (
+    rooms_table.update().where(rooms_table.c.id == sa.bindparam("b_room")).values(rematch=sa.bindparam("b_rematch"))
+)
 
 
 class StoreConflict(RuntimeError):
@@ -142,8 +145,15 @@ class Store(Protocol):
     """What the room logic needs from storage (all awaitables resolve after commit)."""
 
     async def create_room(
-        self, room: RoomRecord, seats: list[SeatRecord], actions: list[ActionRecord]
-    ) -> None: ...
+        self,
+        room: RoomRecord,
+        seats: list[SeatRecord],
+        actions: list[ActionRecord],
+        rematch_of: str | None = None,
+    ) -> None:
+        """Store a new room; ``rematch_of``: the finished room it is the rematch of
+        (that room's ``rematch`` is set in the same transaction)."""
+        ...
 
     async def append(
         self,
@@ -154,8 +164,6 @@ class Store(Protocol):
     ) -> None: ...
 
     async def take_seat(self, room_id: str, color: str, token_hash: str) -> bool: ...
-
-    async def set_rematch(self, room_id: str, rematch: str) -> None: ...
 
     async def load(self, room_id: str) -> StoredRoom | None: ...
 
@@ -300,7 +308,11 @@ class SqlStore:
             return errors
 
     async def create_room(
-        self, room: RoomRecord, seats: list[SeatRecord], actions: list[ActionRecord]
+        self,
+        room: RoomRecord,
+        seats: list[SeatRecord],
+        actions: list[ActionRecord],
+        rematch_of: str | None = None,
     ) -> None:
         def work(conn: Connection) -> None:
             conn.execute(
@@ -334,6 +346,8 @@ class SqlStore:
                 ],
             )
             _insert_actions(conn, room.id, actions)
+            if rematch_of is not None:
+                conn.execute(_SET_REMATCH, {"b_room": rematch_of, "b_rematch": room.id})
 
         await self._write(work)
 
@@ -363,12 +377,6 @@ class SqlStore:
 
         await self._write(work)
         return bool(taken and taken[0])
-
-    async def set_rematch(self, room_id: str, rematch: str) -> None:
-        def work(conn: Connection) -> None:
-            conn.execute(rooms_table.update().where(rooms_table.c.id == room_id).values(rematch=rematch))
-
-        await self._write(work)
 
     # -- reads --------------------------------------------------------------------------------
     async def load(self, room_id: str) -> StoredRoom | None:
