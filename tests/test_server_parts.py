@@ -163,7 +163,8 @@ def test_load_benchmark_plays_games_and_reports_latency_memory_and_errors() -> N
 
     tabletop = str(Path(sys.executable).with_name("tabletop"))
     done = subprocess.run(
-        [tabletop, "bench", "server", "--games", "3", "--duration", "1.5", "--think", "0.01", "--json"],
+        [tabletop, "bench", "server", "--games", "3", "--duration", "1.5", "--think", "0.01", "--json"]
+        + ["--reference"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -175,6 +176,12 @@ def test_load_benchmark_plays_games_and_reports_latency_memory_and_errors() -> N
     lat = result["latency_ms"]
     assert 0 < lat["p50"] <= lat["p95"] <= lat["p99"] <= lat["max"]
     assert result["server_peak_mb"] > 10 and result["flood_limit"] == "off"
+    # the reference: the same load through a bare relay on the same web stack
+    ref = result["reference"]
+    assert ref["games"] == 3 and ref["errors"] == 0 and ref["moves"] > 0
+    assert 0 < ref["latency_ms"]["p50"] <= ref["latency_ms"]["p99"] <= ref["latency_ms"]["max"]
+    assert ref["server_cpu_ms_per_move"] is not None and ref["server_cpu_ms_per_move"] > 0
+    assert result["share_of_reference"] == round(result["moves_per_second"] / ref["moves_per_second"], 3)
     bad = subprocess.run(
         [tabletop, "bench", "server", "--games", "0"], capture_output=True, text=True, timeout=60
     )

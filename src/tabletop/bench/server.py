@@ -49,6 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # extra options for the server this benchmark starts (--serve-arg=--starlette-websocket: the reference)
     parser.add_argument("--serve-arg", action="append", default=[], help=argparse.SUPPRESS)
     parser.add_argument("--url", default=None, help="measure a server already running at this URL instead")
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="then run the same load through a bare relay on the same web stack (no work per move)"
+        " and print the server's figures as a share of it",
+    )
 
 
 class Stats:
@@ -248,13 +254,25 @@ def _run(
     for _ in workers:
         if out.get(timeout=600) != "ready":
             raise CliError("a client process did not start")
+    result = measure(pid, window, duration, think, games, workers, out)
+    for w in workers:
+        w.join(timeout=30)
+    return result
+
+
+def measure(
+    pid: int | None, window: Any, duration: float, think: float, games: int, workers: list[Any], out: Any
+) -> dict[str, Any]:
+    """Open the measuring ``window`` (after a warm-up), sample the server ``pid``
+    (peak memory, CPU) through it while the client processes ``workers`` play,
+    then gather their figures from ``out``."""
+    start = time.time() + max(1.0, min(3.0, games / 500))  # warm up: every player playing
+    window[0], window[1] = start, start + duration
     proc = None
     if pid is not None:
         import psutil
 
         proc = psutil.Process(pid)
-    start = time.time() + max(1.0, min(3.0, games / 500))  # warm up: every player playing
-    window[0], window[1] = start, start + duration
     peak = 0
     cpu_before = 0.0
     before_taken = False
@@ -268,8 +286,6 @@ def _run(
     cpu_after = _cpu_seconds(pid)
     elapsed = duration
     parts = [out.get(timeout=120) for _ in workers]
-    for w in workers:
-        w.join(timeout=30)
     lat = sorted(x for part in parts for x in part["latencies"])
     moves = sum(int(part["moves"]) for part in parts)
     server_cpu = cpu_after - cpu_before
@@ -317,7 +333,7 @@ def run(args: argparse.Namespace) -> int:
     processes = min(args.games, args.clients or os.cpu_count() or 1)
     if args.url:
         result = _run(args.url.rstrip("/"), args.games, args.duration, args.think, None, processes)
-        return _report(result, args.json)
+        return _report(_with_reference(result, args, processes), args.json)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -350,7 +366,24 @@ def run(args: argparse.Namespace) -> int:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
-    return _report(result, args.json)
+    return _report(_with_reference(result, args, processes), args.json)
+
+
+def _with_reference(result: dict[str, Any], args: argparse.Namespace, processes: int) -> dict[str, Any]:
+    """With ``--reference``: the same games, duration, think time and client
+    processes through :mod:`tabletop.bench.relay`, and the server's share of its rate."""
+    if not args.reference:
+        return result
+    from tabletop.bench import relay
+
+    try:
+        reference = relay.run(args.games, args.duration, args.think, processes)
+    except RuntimeError as exc:
+        raise CliError(str(exc)) from None
+    result["reference"] = reference
+    rate = reference["moves_per_second"]
+    result["share_of_reference"] = round(result["moves_per_second"] / rate, 3) if rate else None
+    return result
 
 
 def _wait(url: str, server: subprocess.Popen[bytes]) -> None:
@@ -389,4 +422,13 @@ def _report(result: dict[str, Any], as_json: bool) -> int:
     )
     for sample in result["error_samples"]:
         print(f"  error: {sample}")
+    ref = result.get("reference")
+    if ref is not None:
+        rl = ref["latency_ms"]
+        print(
+            f"reference (a bare relay on the same stack, no work per move): moves/s {ref['moves_per_second']}"
+            f"  p50 {rl['p50']}  p99 {rl['p99']} ms  server CPU {ref['server_cpu_ms_per_move']} ms per move"
+            f"  errors {ref['errors']}"
+        )
+        print(f"the server's rate is {result['share_of_reference']:.2f}x the reference's")
     return 0

@@ -1,0 +1,208 @@
+"""The reference run of ``tabletop bench server --reference``: the same web stack with no work per move.
+
+A raw ASGI app on uvicorn, started with the options of ``tabletop serve``
+(uvloop, no per-message deflate, the same frame size limit), relays each frame
+of a player to the other player of its game and answers the sender with an
+acknowledgement: one frame in and two out per move, as in the game server, of
+about the same sizes.  The server does nothing else: no rules, no storage, no
+JSON.  The players are the benchmark's kind of client (the ``websockets``
+asyncio client, the same number of processes, both players of a game in one
+process, a JSON frame read and a move frame written per turn, ``--think``
+seconds before each move).
+
+What it measures is the ceiling of this machine and stack for the load: moves
+per second and relay latency when the server's own work per move is nil.  The
+game server's figures are printed as a share of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import socket
+import time
+from typing import Any
+
+# the frames the game server sends for a move are about this long: keep the bytes comparable
+_PAD = "x" * 160
+
+
+class RelayApp:
+    """Game ``g`` has seats 0 and 1 at ``/relay/g/0`` and ``/relay/g/1``."""
+
+    def __init__(self) -> None:
+        self.seats: dict[str, list[Any]] = {}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                else:
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] == "http":  # the readiness probe
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"ok"})
+            return
+        if scope["type"] != "websocket":
+            return
+        _, game, seat_text = scope["path"].rsplit("/", 2)
+        seat = int(seat_text) & 1
+        await receive()  # websocket.connect
+        await send({"type": "websocket.accept"})
+        pair = self.seats.setdefault(game, [None, None])
+        pair[seat] = send
+        try:
+            while True:
+                message = await receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                text = message.get("text") or ""
+                await send({"type": "websocket.send", "text": '{"type":"ack","of":' + text + "}"})
+                other = pair[1 - seat]
+                if other is not None:
+                    payload = '{"type":"moved","of":' + text + ',"pad":"' + _PAD + '"}'
+                    await other({"type": "websocket.send", "text": payload})
+        finally:
+            pair[seat] = None
+
+
+def serve(port: int) -> None:
+    """Run the relay (in a child process) until terminated."""
+    import uvicorn
+
+    uvicorn.run(
+        RelayApp(),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws_max_size=65536,
+        ws_per_message_deflate=False,
+        lifespan="on",
+    )
+
+
+async def _player(
+    url: str, first: bool, think: float, stats: dict[str, Any], start: asyncio.Event, stop: asyncio.Event
+) -> None:
+    from websockets.asyncio.client import connect
+
+    rng = random.Random()
+    key = url.rsplit("/", 2)[1]
+    ws = await connect(url, max_queue=None, compression=None, open_timeout=60)
+    stats["connected"] += 1
+    try:
+        await start.wait()
+        seq = 0
+        if first:
+            seq += 1
+            stats["sent"][key] = time.perf_counter()
+            await ws.send(json.dumps({"type": "move", "move": "b2", "seq": seq}))
+        async for raw in ws:
+            if stop.is_set():
+                break
+            now = time.perf_counter()
+            data = json.loads(raw)
+            if data.get("type") != "moved":
+                continue  # the acknowledgement of this player's own move
+            sent = stats["sent"].pop(key, None)
+            window = stats["window"]
+            if sent is not None and window[0] <= time.time() < window[1]:
+                stats["latencies"].append(now - sent)
+                stats["moves"] += 1
+            if think > 0:
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+            seq += 1
+            stats["sent"][key] = time.perf_counter()
+            await ws.send(json.dumps({"type": "move", "move": rng.choice(["a1", "b2", "c3"]), "seq": seq}))
+    finally:
+        await ws.close()
+
+
+async def _clients(port: int, games: list[int], think: float, window: Any, out: Any) -> dict[str, Any]:
+    stats: dict[str, Any] = {"connected": 0, "sent": {}, "latencies": [], "moves": 0, "window": window}
+    start, stop = asyncio.Event(), asyncio.Event()
+    tasks = [
+        asyncio.create_task(
+            _player(f"ws://127.0.0.1:{port}/relay/g{g}/{seat}", seat == 0, think, stats, start, stop)
+        )
+        for g in games
+        for seat in (0, 1)
+    ]
+    while stats["connected"] < len(tasks) and not any(t.done() for t in tasks):
+        await asyncio.sleep(0.01)
+    out.put("ready")
+    while window[0] == float("inf"):
+        await asyncio.sleep(0.01)
+    start.set()
+    while time.time() < window[1]:
+        await asyncio.sleep(0.05)
+    stop.set()
+    for t in tasks:
+        t.cancel()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError)]
+    return {
+        "latencies": stats["latencies"],
+        "moves": stats["moves"],
+        "games": 0,
+        "errors": len(failures),
+        "messages": [repr(f) for f in failures[:3]],
+    }
+
+
+def _client_process(port: int, games: list[int], think: float, window: Any, out: Any) -> None:
+    try:
+        out.put(asyncio.run(_clients(port, games, think, window, out)))
+    except BaseException as exc:  # noqa: BLE001 - reported as an error of the run, never lost
+        out.put("ready")
+        out.put({"latencies": [], "moves": 0, "games": 0, "errors": 1, "messages": [repr(exc)]})
+
+
+def run(games: int, duration: float, think: float, processes: int) -> dict[str, Any]:
+    """Start the relay, play ``games`` games through it for ``duration`` seconds; the figures."""
+    import multiprocessing
+
+    import httpx
+
+    from tabletop.bench.server import measure
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    context: Any = multiprocessing.get_context("fork")
+    server = context.Process(target=serve, args=(port,), daemon=True)
+    server.start()
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline or not server.is_alive():
+                    raise RuntimeError("the reference relay did not start") from None
+                time.sleep(0.05)
+        window = context.RawArray("d", [float("inf"), float("inf")])
+        out = context.Queue()
+        shares = [[g for g in range(games) if g % processes == k] for k in range(processes)]
+        workers = [
+            context.Process(target=_client_process, args=(port, share, think, window, out), daemon=True)
+            for share in shares
+            if share
+        ]
+        for w in workers:
+            w.start()
+        for _ in workers:
+            if out.get(timeout=300) != "ready":
+                raise RuntimeError("a reference client process did not start")
+        result = measure(server.pid, window, duration, think, games, workers, out)
+        for w in workers:
+            w.join(timeout=30)
+        return result
+    finally:
+        server.terminate()
+        server.join(timeout=10)
