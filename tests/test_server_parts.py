@@ -353,3 +353,26 @@ def test_a_rematch_room_and_the_link_from_the_old_room_are_one_commit(tmp_path: 
 
     asyncio.run(scenario())
     asyncio.run(store.close())
+
+
+def test_row_writes_also_work_through_sqlalchemy_for_a_driver_with_another_placeholder_style(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tabletop.server.store as store_module
+
+    monkeypatch.setattr(store_module, "_PLACEHOLDER", {})  # as if the driver used none of ?, %s
+    store = SqlStore(f"sqlite:///{tmp_path / 's.db'}")
+    seats = [SeatRecord("black", "human", "h1"), SeatRecord("white", "human")]
+
+    async def scenario() -> None:
+        await store.create_room(_room("a"), seats, [ActionRecord(0, "start", None, None, 1.0)])
+        await store.create_room(_room("b"), seats, [ActionRecord(0, "start", None, None, 2.0)], rematch_of="a")
+        await store.append("b", [ActionRecord(1, "play", "black", "b2", 3.0)], seq=("black", 7), over=True)
+        a, b = await store.load("a"), await store.load("b")
+        assert a is not None and a.room.rematch == "b" and a.room.listed and not a.room.over
+        assert b is not None and b.room.over and b.seats["black"].last_seq == 7
+        assert b.seats["black"].token_hash == "h1" and b.seats["white"].token_hash is None
+        assert [(x.n, x.kind, x.arg) for x in b.actions] == [(0, "start", None), (1, "play", "b2")]
+
+    asyncio.run(scenario())
+    asyncio.run(store.close())

@@ -80,21 +80,6 @@ actions_table = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 
-# the statements of every move, built once (building one costs more than running it)
-_INSERT_ACTIONS = actions_table.insert()
-_INSERT_ROOM = rooms_table.insert()
-_INSERT_SEATS = seats_table.insert()
-_SET_LAST_SEQ = (
-    seats_table.update()
-    .where(seats_table.c.room_id == sa.bindparam("b_room"), seats_table.c.color == sa.bindparam("b_color"))
-    .values(last_seq=sa.bindparam("b_seq"))
-)
-_SET_OVER = rooms_table.update().where(rooms_table.c.id == sa.bindparam("b_room")).values(over=True)
-_SET_REMATCH = (
-    rooms_table.update().where(rooms_table.c.id == sa.bindparam("b_room")).values(rematch=sa.bindparam("b_rematch"))
-)
-
-
 class StoreConflict(RuntimeError):
     """Another writer stored this action number first (or the row is gone)."""
 
@@ -184,63 +169,109 @@ class _Append:
     over: bool
 
 
-_Write = Callable[[Connection], None] | _Append
+@dataclass
+class _Create:
+    """The write of a new room (each rematch makes one), batched with the appends."""
 
-# The append statements in the driver's own placeholder style: one executemany per
-# group commit for every room's moves (SQLAlchemy's statement path costs ~30 us a call,
+    room: RoomRecord
+    seats: list[SeatRecord]
+    actions: list[ActionRecord]
+    rematch_of: str | None
+
+
+_Rows = _Append | _Create
+_Write = Callable[[Connection], None] | _Rows
+
+# The hot-path statements in the driver's own placeholder style: one executemany per
+# statement and group commit for every room's writes (SQLAlchemy's statement path costs
 # more than the insert itself, and runs in the writer thread that shares the GIL).
-_APPEND_SQL = {
-    "insert": "INSERT INTO actions (room_id, n, kind, color, arg, at) VALUES ({0}, {0}, {0}, {0}, {0}, {0})",
+# In this order: a room's row goes in before its seats and actions.
+_ROW_SQL = {
+    "room": "INSERT INTO rooms (id, game, options, position, seats, clock, mode, listed, invite_hash,"
+    " created, over, rematch) VALUES ({0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0})",
+    "seat": "INSERT INTO seats (room_id, color, kind, token_hash, last_seq) VALUES ({0}, {0}, {0}, {0}, {0})",
+    "action": "INSERT INTO actions (room_id, n, kind, color, arg, at) VALUES ({0}, {0}, {0}, {0}, {0}, {0})",
     "seq": "UPDATE seats SET last_seq = {0} WHERE room_id = {0} AND color = {0}",
     "over": "UPDATE rooms SET over = {0} WHERE id = {0}",
+    "rematch": "UPDATE rooms SET rematch = {0} WHERE id = {0}",
 }
 _PLACEHOLDER = {"qmark": "?", "format": "%s", "pyformat": "%s"}
 
 
-def _run_appends(conn: Connection, appends: list[_Append]) -> None:
-    """Write a run of appends with three executemany calls on the driver's cursor
-    (inside the caller's transaction); SQLAlchemy statements for other drivers."""
+def _room_row(room: RoomRecord) -> tuple[Any, ...]:
+    return (
+        room.id,
+        room.game,
+        json.dumps(room.options),
+        room.position,
+        json.dumps(room.seats),
+        None if room.clock is None else json.dumps(room.clock),
+        room.mode,
+        room.listed,
+        room.invite_hash,
+        room.created,
+        room.over,
+        None,
+    )
+
+
+def _action_rows(room_id: str, actions: list[ActionRecord]) -> list[tuple[Any, ...]]:
+    return [(room_id, a.n, a.kind, a.color, None if a.arg is None else json.dumps(a.arg), a.at) for a in actions]
+
+
+def _rows(writes: list[_Rows]) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of ``writes``, by statement of :data:`_ROW_SQL`."""
+    rows: dict[str, list[tuple[Any, ...]]] = {key: [] for key in _ROW_SQL}
+    for w in writes:
+        if isinstance(w, _Create):
+            rows["room"].append(_room_row(w.room))
+            rows["seat"].extend((w.room.id, s.color, s.kind, s.token_hash, s.last_seq) for s in w.seats)
+            rows["action"].extend(_action_rows(w.room.id, w.actions))
+            if w.rematch_of is not None:
+                rows["rematch"].append((w.room.id, w.rematch_of))
+        else:
+            rows["action"].extend(_action_rows(w.room_id, w.actions))
+            if w.seq is not None:
+                rows["seq"].append((w.seq[1], w.room_id, w.seq[0]))
+            if w.over:
+                rows["over"].append((True, w.room_id))
+    return rows
+
+
+def _run_rows(conn: Connection, writes: list[_Rows]) -> None:
+    """Run a batch of hot-path writes with one executemany per statement on the
+    driver's cursor (inside the caller's transaction); SQLAlchemy statements for
+    drivers with another placeholder style."""
     mark = _PLACEHOLDER.get(conn.dialect.paramstyle)
-    if mark is None:
-        for a in appends:
-            _insert_actions(conn, a.room_id, a.actions)
-            if a.seq is not None:
-                conn.execute(_SET_LAST_SEQ, {"b_room": a.room_id, "b_color": a.seq[0], "b_seq": a.seq[1]})
-            if a.over:
-                conn.execute(_SET_OVER, {"b_room": a.room_id})
+    if mark is None:  # another driver: SQLAlchemy's text statements with named parameters
+        for key, rows in _rows(writes).items():
+            if rows:
+                pieces = _ROW_SQL[key].split("{0}")
+                sql = "".join(piece + (f":p{i}" if i < len(pieces) - 1 else "") for i, piece in enumerate(pieces))
+                conn.execute(sa.text(sql), [{f"p{i}": v for i, v in enumerate(row)} for row in rows])
         return
-    rows = [
-        (a.room_id, r.n, r.kind, r.color, None if r.arg is None else json.dumps(r.arg), r.at)
-        for a in appends
-        for r in a.actions
-    ]
-    seqs = [(a.seq[1], a.room_id, a.seq[0]) for a in appends if a.seq is not None]
-    overs = [(True, a.room_id) for a in appends if a.over]
     cursor = conn.connection.cursor()
     try:
-        if rows:
-            cursor.executemany(_APPEND_SQL["insert"].format(mark), rows)
-        if seqs:
-            cursor.executemany(_APPEND_SQL["seq"].format(mark), seqs)
-        if overs:
-            cursor.executemany(_APPEND_SQL["over"].format(mark), overs)
+        for key, rows in _rows(writes).items():
+            if rows:
+                cursor.executemany(_ROW_SQL[key].format(mark), rows)
     finally:
         cursor.close()
 
 
 def _run(conn: Connection, works: list[_Write]) -> None:
-    """Every piece in order, consecutive appends together."""
-    appends: list[_Append] = []
+    """Every piece in order, consecutive row writes together."""
+    batch: list[_Rows] = []
     for work in works:
-        if isinstance(work, _Append):
-            appends.append(work)
+        if isinstance(work, _Append | _Create):
+            batch.append(work)
             continue
-        if appends:
-            _run_appends(conn, appends)
-            appends = []
+        if batch:
+            _run_rows(conn, batch)
+            batch = []
         work(conn)
-    if appends:
-        _run_appends(conn, appends)
+    if batch:
+        _run_rows(conn, batch)
 
 
 class SqlStore:
@@ -314,42 +345,7 @@ class SqlStore:
         actions: list[ActionRecord],
         rematch_of: str | None = None,
     ) -> None:
-        def work(conn: Connection) -> None:
-            conn.execute(
-                _INSERT_ROOM,  # built once; the values go as parameters (building costs more than running)
-                {
-                    "id": room.id,
-                    "game": room.game,
-                    "options": json.dumps(room.options),
-                    "position": room.position,
-                    "seats": json.dumps(room.seats),
-                    "clock": None if room.clock is None else json.dumps(room.clock),
-                    "mode": room.mode,
-                    "listed": room.listed,
-                    "invite_hash": room.invite_hash,
-                    "created": room.created,
-                    "over": room.over,
-                    "rematch": None,
-                },
-            )
-            conn.execute(
-                _INSERT_SEATS,
-                [
-                    {
-                        "room_id": room.id,
-                        "color": s.color,
-                        "kind": s.kind,
-                        "token_hash": s.token_hash,
-                        "last_seq": 0,
-                    }
-                    for s in seats
-                ],
-            )
-            _insert_actions(conn, room.id, actions)
-            if rematch_of is not None:
-                conn.execute(_SET_REMATCH, {"b_room": rematch_of, "b_rematch": room.id})
-
-        await self._write(work)
+        await self._write(_Create(room, seats, actions, rematch_of))
 
     async def append(
         self,
@@ -437,25 +433,6 @@ class SqlStore:
         while self._writer is not None and not self._writer.done():
             await self._writer
         self.engine.dispose()
-
-
-def _insert_actions(conn: Connection, room_id: str, actions: list[ActionRecord]) -> None:
-    if not actions:
-        return
-    conn.execute(
-        _INSERT_ACTIONS,
-        [
-            {
-                "room_id": room_id,
-                "n": a.n,
-                "kind": a.kind,
-                "color": a.color,
-                "arg": None if a.arg is None else json.dumps(a.arg),
-                "at": a.at,
-            }
-            for a in actions
-        ],
-    )
 
 
 def _room(row: Any) -> RoomRecord:
