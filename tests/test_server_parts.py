@@ -376,3 +376,53 @@ def test_row_writes_also_work_through_sqlalchemy_for_a_driver_with_another_place
 
     asyncio.run(scenario())
     asyncio.run(store.close())
+
+
+def test_the_writer_process_commits_reports_conflicts_and_is_restarted_when_it_dies(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    from tabletop.server.store import WriterGone
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    store = SqlStore(url, writer="process")
+    other = SqlStore(url)  # a second server process's store, writing the same rooms
+    assert store.writer == "process" and other.writer == "thread"
+    assert SqlStore("sqlite://", writer="process").writer == "thread"  # in-memory: never another process
+    seats = [SeatRecord("black", "human", "h1"), SeatRecord("white", "human")]
+
+    async def scenario() -> None:
+        await store.create_room(_room("r"), seats, [ActionRecord(0, "start", None, None, 1.0)])
+        await store.append("r", [ActionRecord(1, "play", "black", "m1", 2.0)], seq=("black", 1))
+        assert await store.take_seat("r", "white", "h2") is True
+        assert await store.take_seat("r", "white", "h3") is False  # taken: the result crosses back
+        await other.append("r", [ActionRecord(2, "play", "white", "x", 3.0)])
+        with pytest.raises(StoreConflict):  # action 2 is the other writer's
+            await store.append("r", [ActionRecord(2, "play", "white", "y", 3.0)])
+        # the writer dies in the middle of a batch: that batch's callers hear of it
+        first = store.writer_pid
+        assert first is not None
+        os.kill(first, signal.SIGSTOP)
+        pending = asyncio.ensure_future(store.append("r", [ActionRecord(3, "play", "black", "z", 4.0)]))
+        await asyncio.sleep(0.3)
+        assert not pending.done()  # sent, not committed
+        os.kill(first, signal.SIGKILL)
+        with pytest.raises(WriterGone):  # it may or may not be stored: the room reloads
+            await asyncio.wait_for(pending, 10)
+        # the next batch starts a new writer process; one that died while idle is replaced too
+        await store.append("r", [ActionRecord(3, "play", "black", "z", 4.0)], seq=("black", 8))
+        second = store.writer_pid
+        assert second is not None and second != first
+        os.kill(second, signal.SIGKILL)
+        await asyncio.sleep(0.3)
+        await store.append("r", [ActionRecord(4, "play", "white", "w", 5.0)], seq=("black", 9))
+        assert store.writer_pid not in (None, first, second)
+        loaded = await store.load("r")
+        assert loaded is not None
+        assert [(a.n, a.arg) for a in loaded.actions] == [(0, None), (1, "m1"), (2, "x"), (3, "z"), (4, "w")]
+        assert loaded.seats["white"].token_hash == "h2" and loaded.seats["black"].last_seq == 9
+        assert store.commits >= 5 and store.writes >= 5
+
+    asyncio.run(scenario())
+    asyncio.run(store.close())
+    asyncio.run(other.close())

@@ -317,12 +317,20 @@ def measure(
 
 
 def _cpu_seconds(pid: int | None) -> float:
+    """CPU time of the server process and its children (the store's writer process)."""
     if pid is None:
         return 0.0
     import psutil
 
-    times = psutil.Process(pid).cpu_times()
-    return float(times.user + times.system)
+    server = psutil.Process(pid)
+    total = 0.0
+    for proc in [server, *server.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:
+            continue  # ended between listing and reading
+        total += times.user + times.system
+    return total
 
 
 def run(args: argparse.Namespace) -> int:
@@ -415,7 +423,7 @@ def _report(result: dict[str, Any], as_json: bool) -> int:
     )
     print(f"relay latency ms  p50 {lat['p50']}  p95 {lat['p95']}  p99 {lat['p99']}  max {lat['max']}")
     print(
-        f"server CPU {result['server_cpu_percent']} % of one core, {result['server_cpu_ms_per_move']} ms per move"
+        f"server CPU (with its child processes) {result['server_cpu_percent']} % of one core, {result['server_cpu_ms_per_move']} ms per move"
     )
     print(
         f"errors {result['errors']}  server peak memory {result['server_peak_mb']} MB  flood limit {result.get('flood_limit')}"

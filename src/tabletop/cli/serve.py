@@ -42,6 +42,12 @@ def register(sub: Any) -> None:
         help=argparse.SUPPRESS,
     )
     p.add_argument(
+        "--store-writer",
+        default="process",
+        choices=["process", "thread"],
+        help="commit moves in a writer process beside the event loop (default) or in a thread",
+    )
+    p.add_argument(
         "--starlette-websocket",
         action="store_true",
         help=argparse.SUPPRESS,  # the room websocket through FastAPI's routing: a reference for benchmarks
@@ -79,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         allow_engines=args.allow_engines,
         sqlite_synchronous=args.sqlite_synchronous,
         raw_websocket=not args.starlette_websocket,
+        store_writer=args.store_writer,
     )
     app = create_app(settings)
     config = uvicorn.Config(

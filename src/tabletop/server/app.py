@@ -174,7 +174,9 @@ def create_app(settings: Settings | None = None) -> App:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
+        store = SqlStore(
+            settings.database, sqlite_synchronous=settings.sqlite_synchronous, writer=settings.store_writer
+        )
         bus = await make_bus(settings.redis)
         pool = Pool(settings.workers)
         hub = RoomHub(store, bus, pool, replay_limit=settings.replay_limit, shared=settings.redis is not None)

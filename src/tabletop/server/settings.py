@@ -41,7 +41,10 @@ class Settings:
     ``allow_engines``: let rooms name external engines (``gomocup:CMD``,
     ``nboard:CMD``), which run a command on this machine: off unless the operator
     turns it on.  ``raw_websocket``: serve the room websocket directly on ASGI
-    (off: through FastAPI's routing and middleware, as a reference)."""
+    (off: through FastAPI's routing and middleware, as a reference).
+    ``store_writer``: where moves are committed, ``"process"`` (a writer process
+    beside the server's event loop) or ``"thread"``; an in-memory database always
+    uses the thread."""
 
     database: str = "sqlite:///:memory:"
     redis: str | None = None
@@ -53,3 +56,4 @@ class Settings:
     sqlite_synchronous: str = "FULL"
     allow_engines: bool = False
     raw_websocket: bool = True
+    store_writer: str = "thread"

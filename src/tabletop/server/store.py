@@ -19,9 +19,9 @@ This module knows nothing of games, websockets or HTTP.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -179,8 +179,17 @@ class _Create:
     rematch_of: str | None
 
 
+@dataclass
+class _TakeSeat:
+    """Give a free seat its token hash; the result says whether it was still free."""
+
+    room_id: str
+    color: str
+    token_hash: str
+
+
 _Rows = _Append | _Create
-_Write = Callable[[Connection], None] | _Rows
+_Write = _Rows | _TakeSeat  # plain data: a batch can be handed to the writer process
 
 # The hot-path statements in the driver's own placeholder style: one executemany per
 # statement and group commit for every room's writes (SQLAlchemy's statement path costs
@@ -259,84 +268,249 @@ def _run_rows(conn: Connection, writes: list[_Rows]) -> None:
         cursor.close()
 
 
-def _run(conn: Connection, works: list[_Write]) -> None:
-    """Every piece in order, consecutive row writes together."""
+def _run(conn: Connection, works: list[_Write]) -> list[Any]:
+    """Every piece in order, consecutive row writes together; each piece's result
+    (``None``, or for a :class:`_TakeSeat` whether the seat was still free)."""
+    results: list[Any] = []
     batch: list[_Rows] = []
     for work in works:
         if isinstance(work, _Append | _Create):
             batch.append(work)
+            results.append(None)
             continue
         if batch:
             _run_rows(conn, batch)
             batch = []
-        work(conn)
+        taken = conn.execute(
+            seats_table.update()
+            .where(
+                seats_table.c.room_id == work.room_id,
+                seats_table.c.color == work.color,
+                seats_table.c.token_hash.is_(None),
+            )
+            .values(token_hash=work.token_hash)
+        )
+        results.append(taken.rowcount == 1)
     if batch:
         _run_rows(conn, batch)
+    return results
+
+
+Outcome = tuple[BaseException | None, Any]  # a write's error, or its result
+
+
+class _Committer:
+    """Group commit on one engine: a batch of writes in one transaction; if that
+    fails, each alone, so one bad piece cannot sink the others."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        dbapi = engine.dialect.dbapi
+        # the driver's own IntegrityError too: the batched appends run on its cursor
+        self._conflicts: tuple[type[Exception], ...] = (
+            sa.exc.IntegrityError,
+            getattr(dbapi, "IntegrityError", sa.exc.IntegrityError),
+        )
+        self.commits = 0
+
+    def commit(self, works: list[_Write]) -> list[Outcome]:
+        try:
+            with self.engine.begin() as conn:
+                results = _run(conn, works)
+            self.commits += 1
+            return [(None, r) for r in results]
+        except Exception:  # noqa: BLE001 - retried one by one below to find the culprit
+            pass
+        outcomes: list[Outcome] = []
+        for work in works:
+            try:
+                with self.engine.begin() as conn:
+                    (result,) = _run(conn, [work])
+                self.commits += 1
+                outcomes.append((None, result))
+            except self._conflicts:
+                outcomes.append((StoreConflict("another writer stored this change first"), None))
+            except Exception as exc:  # noqa: BLE001 - handed to the waiting caller
+                outcomes.append((exc, None))
+        return outcomes
+
+
+def _writer_main(url: str, synchronous: str, channel: Any) -> None:
+    """The writer process: commit each batch that comes down ``channel`` and send
+    back its outcomes and the number of commits made, until the channel closes."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the server, which then closes this
+    committer = _Committer(_engine(url, synchronous))
+    while True:
+        try:
+            works = channel.recv()
+        except (EOFError, OSError):
+            break  # the server is gone
+        if works is None:
+            break
+        before = committer.commits
+        outcomes = [(_portable(error), result) for error, result in committer.commit(works)]
+        channel.send((outcomes, committer.commits - before))
+    committer.engine.dispose()
+
+
+def _portable(error: BaseException | None) -> BaseException | None:
+    """An error as one that crosses processes (a driver's own may not unpickle)."""
+    if error is None or isinstance(error, StoreConflict):
+        return error
+    return RuntimeError(f"{type(error).__name__}: {error}")
+
+
+class WriterGone(RuntimeError):
+    """The writer process ended: what it was writing may or may not be committed."""
+
+
+class _ProcessWriter:
+    """Commits batches in a child process of its own, so the SQL and the sync run
+    beside the event loop rather than in a thread that takes turns with it for
+    the GIL.  One batch at a time; a writer that died is started again for the
+    next batch (the batch it had gets :class:`WriterGone`)."""
+
+    def __init__(self, url: str, synchronous: str) -> None:
+        self.url = url
+        self.synchronous = synchronous
+        self._process: Any = None
+        self._channel: Any = None
+        self._start()
+
+    def _start(self) -> None:
+        import multiprocessing
+
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        context: Any = multiprocessing.get_context(method)
+        mine, theirs = context.Pipe()
+        process = context.Process(
+            target=_writer_main,
+            args=(self.url, self.synchronous, theirs),
+            name="tabletop-store-writer",
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        self._process, self._channel = process, mine
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else int(self._process.pid)
+
+    def _stop(self) -> None:
+        if self._channel is not None:
+            self._channel.close()
+        if self._process is not None:
+            self._process.join(timeout=5)
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join()
+        self._process = self._channel = None
+
+    async def commit(self, works: list[_Write]) -> tuple[list[Outcome], int]:
+        if self._process is None or not self._process.is_alive():
+            self._stop()
+            self._start()
+        loop = asyncio.get_running_loop()
+        reply: asyncio.Future[tuple[list[Outcome], int]] = loop.create_future()
+        channel = self._channel
+        fd = channel.fileno()
+
+        def readable() -> None:
+            loop.remove_reader(fd)
+            if reply.done():
+                return
+            try:
+                reply.set_result(channel.recv())
+            except (EOFError, OSError) as exc:
+                reply.set_exception(WriterGone(f"the store's writer process ended ({exc or 'no reply'})"))
+
+        loop.add_reader(fd, readable)
+        try:
+            channel.send(works)
+            return await reply
+        except (OSError, ValueError, WriterGone) as exc:
+            loop.remove_reader(fd)
+            self._stop()
+            gone = exc if isinstance(exc, WriterGone) else WriterGone(f"the store's writer process ended ({exc})")
+            return [(gone, None)] * len(works), 0
+
+    def close(self) -> None:
+        if self._channel is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self._channel.send(None)
+        self._stop()
 
 
 class SqlStore:
     """The :class:`Store` on a SQLAlchemy engine, with group commit."""
 
-    def __init__(self, url: str, *, sqlite_synchronous: str = "FULL", migrate: bool = True) -> None:
+    def __init__(
+        self, url: str, *, sqlite_synchronous: str = "FULL", migrate: bool = True, writer: str = "thread"
+    ) -> None:
+        """``writer``: ``"thread"`` commits in a thread of this process, ``"process"``
+        in a child process (for a database file or server only: an in-memory
+        SQLite database lives in this process, so it always uses the thread)."""
+        if writer not in ("thread", "process"):
+            raise ValueError(f"bad store writer {writer!r} (thread, process)")
         self.url = url
         self.engine = _engine(url, sqlite_synchronous)
         if migrate:
             upgrade(self.engine)
-        self._pending: list[tuple[_Write, asyncio.Future[None]]] = []
+        self._pending: list[tuple[_Write, asyncio.Future[Any]]] = []
         self._writer: asyncio.Task[None] | None = None
         self._lock = threading.Lock()  # one writing thread at a time
+        self._committer = _Committer(self.engine)
+        url_ = self.engine.url
+        in_memory = url_.get_backend_name() == "sqlite" and url_.database in (None, "", ":memory:")
+        self._process = _ProcessWriter(url, sqlite_synchronous) if writer == "process" and not in_memory else None
         self.commits = 0
         self.writes = 0
-        dbapi = self.engine.dialect.dbapi
-        # the driver's own IntegrityError: the batched appends run on its cursor
-        self._driver_integrity_error: type[Exception] = getattr(dbapi, "IntegrityError", sa.exc.IntegrityError)
+
+    @property
+    def writer(self) -> str:
+        """Where batches are committed: ``"process"`` or ``"thread"``."""
+        return "thread" if self._process is None else "process"
+
+    @property
+    def writer_pid(self) -> int | None:
+        """The writer process's id (``None`` with the thread)."""
+        return None if self._process is None else self._process.pid
 
     # -- writes (group commit) -----------------------------------------------------------
-    async def _write(self, work: _Write) -> None:
+    async def _write(self, work: _Write) -> Any:
         loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
+        done: asyncio.Future[Any] = loop.create_future()
         self._pending.append((work, done))
         if self._writer is None or self._writer.done():
             self._writer = loop.create_task(self._drain())
-        await done
+        return await done
 
     async def _drain(self) -> None:
         while self._pending:
             batch, self._pending = self._pending, []
-            errors = await asyncio.to_thread(self._commit_batch, [w for w, _ in batch])
-            for (_, done), error in zip(batch, errors, strict=True):
+            works = [w for w, _ in batch]
+            if self._process is not None:
+                outcomes, commits = await self._process.commit(works)
+            else:
+                outcomes, commits = await asyncio.to_thread(self._commit_here, works)
+            self.commits += commits
+            self.writes += sum(1 for error, _ in outcomes if error is None)
+            for (_, done), (error, result) in zip(batch, outcomes, strict=True):
                 if done.done():
                     continue
                 if error is None:
-                    done.set_result(None)
+                    done.set_result(result)
                 else:
                     done.set_exception(error)
 
-    def _commit_batch(self, works: list[_Write]) -> list[BaseException | None]:
-        """Write every piece in one transaction; if that fails, each alone so
-        one bad piece cannot sink the others."""
+    def _commit_here(self, works: list[_Write]) -> tuple[list[Outcome], int]:
         with self._lock:
-            try:
-                with self.engine.begin() as conn:
-                    _run(conn, works)
-                self.commits += 1
-                self.writes += len(works)
-                return [None] * len(works)
-            except Exception:  # noqa: BLE001 - retried one by one below to find the culprit
-                pass
-            errors: list[BaseException | None] = []
-            for work in works:
-                try:
-                    with self.engine.begin() as conn:
-                        _run(conn, [work])
-                    self.commits += 1
-                    self.writes += 1
-                    errors.append(None)
-                except (sa.exc.IntegrityError, self._driver_integrity_error):
-                    errors.append(StoreConflict("another writer stored this change first"))
-                except Exception as exc:  # noqa: BLE001 - handed to the waiting caller
-                    errors.append(exc)
-            return errors
+            before = self._committer.commits
+            outcomes = self._committer.commit(works)
+            return outcomes, self._committer.commits - before
 
     async def create_room(
         self,
@@ -357,22 +531,7 @@ class SqlStore:
         await self._write(_Append(room_id, actions, seq, over))
 
     async def take_seat(self, room_id: str, color: str, token_hash: str) -> bool:
-        taken: list[bool] = []
-
-        def work(conn: Connection) -> None:
-            result = conn.execute(
-                seats_table.update()
-                .where(
-                    seats_table.c.room_id == room_id,
-                    seats_table.c.color == color,
-                    seats_table.c.token_hash.is_(None),
-                )
-                .values(token_hash=token_hash)
-            )
-            taken.append(result.rowcount == 1)
-
-        await self._write(work)
-        return bool(taken and taken[0])
+        return bool(await self._write(_TakeSeat(room_id, color, token_hash)))
 
     # -- reads --------------------------------------------------------------------------------
     async def load(self, room_id: str) -> StoredRoom | None:
@@ -432,6 +591,8 @@ class SqlStore:
     async def close(self) -> None:
         while self._writer is not None and not self._writer.done():
             await self._writer
+        if self._process is not None:
+            self._process.close()
         self.engine.dispose()
 
 
