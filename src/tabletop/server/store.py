@@ -23,7 +23,9 @@ import contextlib
 import json
 import pickle
 import threading
+from collections import deque
 from dataclasses import dataclass, field, fields
+from functools import partial
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -403,17 +405,23 @@ class WriterGone(RuntimeError):
     """The writer process ended: what it was writing may or may not be committed."""
 
 
+WRITER_DEPTH = 2  # batches handed to the writer process at once: it commits one while the next waits
+
+
 class _ProcessWriter:
     """Commits batches in a child process of its own, so the SQL and the sync run
     beside the event loop rather than in a thread that takes turns with it for
-    the GIL.  One batch at a time; a writer that died is started again for the
-    next batch (the batch it had gets :class:`WriterGone`)."""
+    the GIL.  Batches are committed in the order they are submitted and answered
+    in that order.  A writer that dies fails the batches it had with
+    :class:`WriterGone` and is started again for the next one."""
 
     def __init__(self, url: str, synchronous: str) -> None:
         self.url = url
         self.synchronous = synchronous
         self._process: Any = None
         self._channel: Any = None
+        self._replies: deque[asyncio.Future[tuple[list[Outcome], int]]] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._start()
 
     def _start(self) -> None:
@@ -440,39 +448,49 @@ class _ProcessWriter:
         if self._channel is not None:
             self._channel.close()
         if self._process is not None:
-            self._process.join(timeout=5)
+            self._process.join(timeout=1)
             if self._process.is_alive():
                 self._process.kill()
                 self._process.join()
         self._process = self._channel = None
 
-    async def commit(self, works: list[_Write]) -> tuple[list[Outcome], int]:
-        if self._process is None or not self._process.is_alive():
-            self._stop()
-            self._start()
-        loop = asyncio.get_running_loop()
+    def submit(self, works: list[_Write]) -> asyncio.Future[tuple[list[Outcome], int]]:
+        """Hand a batch to the writer: the future gets its outcomes and commits."""
+        loop = self._loop = asyncio.get_running_loop()
         reply: asyncio.Future[tuple[list[Outcome], int]] = loop.create_future()
-        channel = self._channel
-        fd = channel.fileno()
-
-        def readable() -> None:
-            loop.remove_reader(fd)
-            if reply.done():
-                return
-            try:
-                reply.set_result(channel.recv())
-            except (EOFError, OSError) as exc:
-                reply.set_exception(WriterGone(f"the store's writer process ended ({exc or 'no reply'})"))
-
-        loop.add_reader(fd, readable)
-        try:
-            channel.send_bytes(_encode(works))
-            return await reply
-        except (OSError, ValueError, WriterGone) as exc:
-            loop.remove_reader(fd)
+        if not self._replies and (self._process is None or not self._process.is_alive()):
             self._stop()
-            gone = exc if isinstance(exc, WriterGone) else WriterGone(f"the store's writer process ended ({exc})")
-            return [(gone, None)] * len(works), 0
+            self._start()  # a writer that died between batches
+        self._replies.append(reply)
+        if len(self._replies) == 1:
+            loop.add_reader(self._channel.fileno(), self._readable)
+        try:
+            self._channel.send_bytes(_encode(works))
+        except (OSError, ValueError) as exc:
+            self._fail(f"the store's writer process ended ({exc})")
+        return reply
+
+    def _readable(self) -> None:
+        try:
+            message = self._channel.recv()
+        except (EOFError, OSError) as exc:
+            self._fail(f"the store's writer process ended ({exc or 'no reply'})")
+            return
+        reply = self._replies.popleft()
+        if not self._replies and self._loop is not None:
+            self._loop.remove_reader(self._channel.fileno())
+        if not reply.done():
+            reply.set_result(message)
+
+    def _fail(self, why: str) -> None:
+        if self._channel is not None and self._loop is not None:
+            with contextlib.suppress(Exception):
+                self._loop.remove_reader(self._channel.fileno())
+        replies, self._replies = self._replies, deque()
+        self._stop()
+        for reply in replies:
+            if not reply.done():
+                reply.set_exception(WriterGone(why))
 
     def close(self) -> None:
         if self._channel is not None:
@@ -503,6 +521,8 @@ class SqlStore:
         url_ = self.engine.url
         in_memory = url_.get_backend_name() == "sqlite" and url_.database in (None, "", ":memory:")
         self._process = _ProcessWriter(url, sqlite_synchronous) if writer == "process" and not in_memory else None
+        self._in_flight = 0
+        self._kick_scheduled = False
         self.commits = 0
         self.writes = 0
 
@@ -521,27 +541,47 @@ class SqlStore:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[Any] = loop.create_future()
         self._pending.append((work, done))
-        if self._writer is None or self._writer.done():
+        if self._process is not None:
+            if not self._kick_scheduled:
+                self._kick_scheduled = True
+                loop.call_soon(self._kick)  # once this turn of the loop has queued its writes
+        elif self._writer is None or self._writer.done():
             self._writer = loop.create_task(self._drain())
         return await done
 
+    def _kick(self) -> None:
+        """Writer process: submit what is waiting while fewer than WRITER_DEPTH batches are out."""
+        self._kick_scheduled = False
+        while self._pending and self._in_flight < WRITER_DEPTH and self._process is not None:
+            batch, self._pending = self._pending, []
+            self._in_flight += 1
+            self._process.submit([w for w, _ in batch]).add_done_callback(partial(self._landed, batch))
+
+    def _landed(self, batch: list[tuple[_Write, asyncio.Future[Any]]], reply: asyncio.Future[Any]) -> None:
+        self._in_flight -= 1
+        error = reply.exception()
+        if error is not None:
+            self._settle(batch, [(error, None)] * len(batch), 0)
+        else:
+            self._settle(batch, *reply.result())
+        self._kick()
+
     async def _drain(self) -> None:
+        """Writer thread: one batch at a time."""
         while self._pending:
             batch, self._pending = self._pending, []
-            works = [w for w, _ in batch]
-            if self._process is not None:
-                outcomes, commits = await self._process.commit(works)
+            self._settle(batch, *await asyncio.to_thread(self._commit_here, [w for w, _ in batch]))
+
+    def _settle(self, batch: list[tuple[_Write, asyncio.Future[Any]]], outcomes: list[Outcome], commits: int) -> None:
+        self.commits += commits
+        self.writes += sum(1 for error, _ in outcomes if error is None)
+        for (_, done), (error, result) in zip(batch, outcomes, strict=True):
+            if done.done():
+                continue
+            if error is None:
+                done.set_result(result)
             else:
-                outcomes, commits = await asyncio.to_thread(self._commit_here, works)
-            self.commits += commits
-            self.writes += sum(1 for error, _ in outcomes if error is None)
-            for (_, done), (error, result) in zip(batch, outcomes, strict=True):
-                if done.done():
-                    continue
-                if error is None:
-                    done.set_result(result)
-                else:
-                    done.set_exception(error)
+                done.set_exception(error)
 
     def _commit_here(self, works: list[_Write]) -> tuple[list[Outcome], int]:
         with self._lock:
@@ -628,6 +668,8 @@ class SqlStore:
     async def close(self) -> None:
         while self._writer is not None and not self._writer.done():
             await self._writer
+        while self._pending or self._in_flight:  # the writer process's last batches
+            await asyncio.sleep(0.005)
         if self._process is not None:
             self._process.close()
         self.engine.dispose()
