@@ -65,6 +65,7 @@ class Board(BaseBoard):
         self.k = k
         # one Move per square, shared by every board of this size (legal moves are not rebuilt each turn)
         self._moves = _move_table(m, n)
+        self._by_name = _MOVE_NAMES[(m, n)]
         self._cells = [EMPTY] * (m * n)
         self._count = 0
         # outcome after each pushed move, so pop restores it without a rescan
@@ -108,6 +109,11 @@ class Board(BaseBoard):
         if self._outcomes[-1] is not None:
             return []
         return [m for m, v in zip(self._moves, self._cells) if v == EMPTY]
+
+    def parse_move(self, text: str) -> Move:
+        # a square's own name (as clients send it) is found at once; anything else is read in full
+        move = self._by_name.get(text)
+        return move if move is not None else super().parse_move(text)
 
     def _coerce(self, move: Move | str) -> Move:
         if isinstance(move, Move) and 0 <= move.col < self._width and 0 <= move.row < self._height:
@@ -273,6 +279,7 @@ class GomokuBoard(Board):
 
 
 _MOVE_TABLES: dict[tuple[int, int], list[Move]] = {}
+_MOVE_NAMES: dict[tuple[int, int], dict[str, Move]] = {}  # the same Moves by name
 
 
 def _move_table(width: int, height: int) -> list[Move]:
@@ -281,6 +288,7 @@ def _move_table(width: int, height: int) -> list[Move]:
     if table is None:
         table = [Move(i % width, i // width, f"{column_letter(i % width)}{height - i // width}") for i in range(width * height)]
         _MOVE_TABLES[(width, height)] = table
+        _MOVE_NAMES[(width, height)] = {m.name: m for m in table}
     return table
 
 

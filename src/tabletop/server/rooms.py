@@ -354,20 +354,19 @@ class Room:
         m = self.match
         before = m.version
         at = time.time()
+        label = None if color is None else color.label
         self.time.fixed = at
         error: MatchError | None = None
         try:
-            _apply(m, kind, None if color is None else color.label, arg)
+            _apply(m, kind, label, arg)
         except MatchError as exc:
             error = exc
         finally:
             self.time.fixed = None
         if m.version != before:
-            action = ActionRecord(self.actions, kind, None if color is None else color.label, arg, at)
+            action = ActionRecord(self.actions, kind, label, arg, at)
             stored_seq = (
-                (self.row_label(color.label), seq)
-                if error is None and seq is not None and color is not None
-                else None
+                (self.row_label(label), seq) if error is None and seq is not None and label is not None else None
             )
             try:
                 await self.hub.store.append(self.id, [action], seq=stored_seq, over=m.is_over())
@@ -382,12 +381,13 @@ class Room:
                     "store_failed", "the move could not be saved; please try again", 503
                 ) from None
             self.actions += 1
-            if stored_seq is not None and color is not None:
-                self.seats[color.label].last_seq = stored_seq[1]
+            if stored_seq is not None and label is not None:
+                self.seats[label].last_seq = stored_seq[1]
             if client is not None and seq is not None and error is None:
-                client.send(frame("ack", seq=seq))
+                client.send(f'{{"type":"ack","seq":{int(seq)}}}')
+            publish = self.hub.bus.publish
             for event in m.events[before:]:
-                await self.hub.bus.publish(self.id, self.event_frame(event))
+                await publish(self.record.id, self.event_frame(event))
             self.after_change()
         if error is not None:
             raise RoomError(error.code, str(error))
