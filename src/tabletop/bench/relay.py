@@ -154,21 +154,13 @@ async def _clients(port: int, games: list[int], think: float, window: Any, out: 
     }
 
 
-def _client_process(port: int, games: list[int], think: float, window: Any, out: Any) -> None:
-    try:
-        out.put(asyncio.run(_clients(port, games, think, window, out)))
-    except BaseException as exc:  # noqa: BLE001 - reported as an error of the run, never lost
-        out.put("ready")
-        out.put({"latencies": [], "moves": 0, "games": 0, "errors": 1, "messages": [repr(exc)]})
-
-
 def run(games: int, duration: float, think: float, processes: int) -> dict[str, Any]:
     """Start the relay, play ``games`` games through it for ``duration`` seconds; the figures."""
     import multiprocessing
 
     import httpx
 
-    from tabletop.bench.server import measure
+    from tabletop.bench.server import run_clients
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -186,23 +178,10 @@ def run(games: int, duration: float, think: float, processes: int) -> dict[str, 
                 if time.monotonic() > deadline or not server.is_alive():
                     raise RuntimeError("the reference relay did not start") from None
                 time.sleep(0.05)
-        window = context.RawArray("d", [float("inf"), float("inf")])
-        out = context.Queue()
         shares = [[g for g in range(games) if g % processes == k] for k in range(processes)]
-        workers = [
-            context.Process(target=_client_process, args=(port, share, think, window, out), daemon=True)
-            for share in shares
-            if share
-        ]
-        for w in workers:
-            w.start()
-        for _ in workers:
-            if out.get(timeout=300) != "ready":
-                raise RuntimeError("a reference client process did not start")
-        result = measure(server.pid, window, duration, think, games, workers, out)
-        for w in workers:
-            w.join(timeout=30)
-        return result
+        return run_clients(
+            context, _clients, port, [s for s in shares if s], server.pid, duration, think, games
+        )
     finally:
         server.terminate()
         server.join(timeout=10)

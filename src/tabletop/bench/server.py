@@ -205,9 +205,10 @@ async def _clients(base: str, seats: list[Seat], think: float, window: Any, out:
     }
 
 
-def _client_process(base: str, seats: list[Seat], think: float, window: Any, out: Any) -> None:
+def client_process(clients: Callable[..., Any], where: Any, share: Any, think: float, window: Any, out: Any) -> None:
+    """A client process: ``await clients(where, share, think, window, out)`` and put its figures on ``out``."""
     try:
-        out.put(asyncio.run(_clients(base, seats, think, window, out)))
+        out.put(asyncio.run(clients(where, share, think, window, out)))
     except BaseException as exc:  # noqa: BLE001 - reported as an error of the run, never lost
         out.put("ready")
         out.put({"latencies": [], "moves": 0, "games": 0, "errors": 1, "messages": [repr(exc)]})
@@ -242,12 +243,27 @@ def _run(
         raise CliError(f"cannot reach the server at {base}: {exc}") from None
     # fork on Linux (quick to start); spawn elsewhere
     context: Any = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    shares = [share for share in seats if share]
+    return run_clients(context, _clients, base, shares, pid, duration, think, games)
+
+
+def run_clients(
+    context: Any,
+    clients: Callable[..., Any],
+    where: Any,
+    shares: list[Any],
+    pid: int | None,
+    duration: float,
+    think: float,
+    games: int,
+) -> dict[str, Any]:
+    """Start one client process per share, playing ``clients(where, share, think, window, out)``,
+    wait until every player is connected, then :func:`measure` the run."""
     window = context.RawArray("d", [float("inf"), float("inf")])  # set once every player is connected
     out = context.Queue()
     workers = [
-        context.Process(target=_client_process, args=(base, share, think, window, out), daemon=True)
-        for share in seats
-        if share
+        context.Process(target=client_process, args=(clients, where, share, think, window, out), daemon=True)
+        for share in shares
     ]
     for w in workers:
         w.start()
