@@ -422,6 +422,7 @@ class BatchSocket(Socket):
         super().__init__(conn)
         self.pending: list[Frame] = []
         self.batches = 0
+        self.batch_of: dict[int, int] = {}  # id(frame) -> the number of the batch frame it came in
 
     def recv(self, timeout: float = 10.0) -> Frame:
         if not self.pending:
@@ -429,6 +430,7 @@ class BatchSocket(Socket):
             if data.get("type") == "batch":
                 self.batches += 1
                 self.pending.extend(data["frames"])
+                self.batch_of.update((id(f), self.batches) for f in data["frames"])
             else:
                 self.pending.append(data)
         frame = self.pending.pop(0)
@@ -454,11 +456,15 @@ def test_batched_sockets_follow_the_rematch_without_reconnecting(server: Server)
         a.send({"type": "rematch"})
         b.event("rematch_offered")
         b.send({"type": "rematch"})
-        new_room = a.event("rematch_started")["event"]["room"]
+        notice = a.event("rematch_started")
+        new_room = notice["event"]["room"]
         assert new_room != room
         # the same connections are now seated in the rematch room, colours swapped
         fresh_a = a.until(lambda f: f.get("type") == "state")
         fresh_b = b.until(lambda f: f.get("type") == "state")
+        # the notice waited for the move: it and the new room's state came in one frame
+        assert a.batch_of.get(id(notice)) is not None
+        assert a.batch_of.get(id(notice)) == a.batch_of.get(id(fresh_a))
         assert fresh_a["id"] == fresh_b["id"] == new_room
         assert fresh_a["you"] == ["white"] and fresh_b["you"] == ["black"]
         b.send({"type": "move", "move": "b2", "seq": 1})

@@ -323,6 +323,14 @@ def test_outbox_sends_in_order_wakes_once_per_batch_and_overflows_at_its_limit()
         box.put("a")
         box.put("b")
         assert await waiting == ["a", "b"]  # one wake-up for both, in order
+        box.hold(True)  # a connection moving into its rematch room
+        box.put("notice")
+        held = asyncio.get_running_loop().create_task(box.take())
+        await asyncio.sleep(0.01)
+        assert not held.done()
+        box.put("state")
+        box.hold(False)
+        assert await held == ["notice", "state"]  # they go out together
         box.put("c")
         box.put("d")
         box.put("e")

@@ -66,13 +66,22 @@ class Outbox:
     on each side).  A client that stops reading must not grow the server's
     memory without end: past ``limit`` frames the outbox is *overflowed*, takes
     nothing more, and the sender closes the socket once the frames before are
-    sent (the client comes back with ``since``)."""
+    sent (the client comes back with ``since``).  While *held* (a connection
+    moving into its rematch room) frames wait, so the notice and the new room's
+    state go out together."""
 
     def __init__(self, limit: int = MAX_QUEUED) -> None:
         self.frames: list[str] = []
         self.limit = limit
         self.overflowed = False
+        self.held = False
         self._waiter: asyncio.Future[None] | None = None
+
+    def hold(self, held: bool) -> None:
+        self.held = held
+        waiter = self._waiter
+        if not held and self.frames and waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def put(self, payload: str) -> None:
         if self.overflowed:
@@ -82,12 +91,12 @@ class Outbox:
         else:
             self.frames.append(payload)
         waiter = self._waiter
-        if waiter is not None and not waiter.done():
+        if waiter is not None and not waiter.done() and not self.held:
             waiter.set_result(None)
 
     async def take(self) -> list[str]:
-        """Everything queued (waits for at least one frame, or the overflow)."""
-        while not self.frames and not self.overflowed:
+        """Everything queued (waits for at least one frame, or the overflow, and for no hold)."""
+        while not self.overflowed and (self.held or not self.frames):
             self._waiter = asyncio.get_running_loop().create_future()
             try:
                 await self._waiter
@@ -358,7 +367,8 @@ def create_app(settings: Settings | None = None) -> App:
 
         def follow(new_id: str) -> None:
             switching[:] = [t for t in switching if not t.done()]  # one per rematch: keep only live ones
-            switching.append(hub().spawn(_switch(current, client, new_id)))
+            outbox.hold(True)  # the notice goes out with the new room's state
+            switching.append(hub().spawn(_switch(current, client, new_id, outbox)))
 
         client = Client(outbox.put, follow if websocket.query_params.get("follow") == "1" else None)
         sender = asyncio.get_running_loop().create_task(_pump(websocket, outbox, batch))
@@ -409,21 +419,24 @@ def create_app(settings: Settings | None = None) -> App:
             await current[0].leave(client)
             sender.cancel()
 
-    async def _switch(current: list[Room], client: Client, new_id: str) -> None:
+    async def _switch(current: list[Room], client: Client, new_id: str, outbox: Outbox) -> None:
         """Move a following connection into the rematch room with its tokens (colours swapped)."""
-        new = await hub().get(new_id)
-        if new is None or new is current[0]:
-            return
-        old = current[0]
-        tokens = list(client.tokens.values())
-        await old.leave(client)
-        client.tokens = {}
-        current[0] = new
-        bad = await new.greet(client, tokens, None)
-        if bad:
-            client.send(
-                frame("error", code="bad_token", message="a seat token is not valid for this room", seq=None)
-            )
+        try:
+            new = await hub().get(new_id)
+            if new is None or new is current[0]:
+                return
+            old = current[0]
+            tokens = list(client.tokens.values())
+            await old.leave(client)
+            client.tokens = {}
+            current[0] = new
+            bad = await new.greet(client, tokens, None)
+            if bad:
+                client.send(
+                    frame("error", code="bad_token", message="a seat token is not valid for this room", seq=None)
+                )
+        finally:
+            outbox.hold(False)
 
     async def _handle(room: Room, client: Client, text: str) -> None:
         try:
