@@ -93,28 +93,31 @@ def _room(room_id: str) -> RoomRecord:
     )
 
 
-def test_two_stores_on_postgresql_cannot_both_store_the_same_action_number(postgres_url: str) -> None:
-    one, two = SqlStore(postgres_url), SqlStore(postgres_url)
+@pytest.mark.parametrize("writer", ["thread", "process"])
+def test_two_stores_on_postgresql_cannot_both_store_the_same_action_number(postgres_url: str, writer: str) -> None:
+    one, two = SqlStore(postgres_url, writer=writer), SqlStore(postgres_url)
+    assert one.writer == writer
+    room_id = f"pg-{writer}"
 
     async def scenario() -> None:
-        await one.create_room(_room("pg-r"), [SeatRecord("black", "human"), SeatRecord("white", "human")], [])
-        await one.append("pg-r", [ActionRecord(1, "play", "black", "b2", 2.0)], seq=("black", 2**62))
+        await one.create_room(_room(room_id), [SeatRecord("black", "human"), SeatRecord("white", "human")], [])
+        await one.append(room_id, [ActionRecord(1, "play", "black", "b2", 2.0)], seq=("black", 2**62))
         with pytest.raises(StoreConflict):
-            await two.append("pg-r", [ActionRecord(1, "play", "black", "a1", 2.0)])
+            await two.append(room_id, [ActionRecord(1, "play", "black", "a1", 2.0)])
         # one group-committed batch where one piece conflicts: PostgreSQL aborts the whole
         # transaction, and the store retries piece by piece so the others still land
         results = await asyncio.gather(
-            one.append("pg-r", [ActionRecord(1, "play", "black", "c1", 3.0)]),
-            one.append("pg-r", [ActionRecord(2, "play", "white", "a1", 3.0)]),
+            one.append(room_id, [ActionRecord(1, "play", "black", "c1", 3.0)]),
+            one.append(room_id, [ActionRecord(2, "play", "white", "a1", 3.0)]),
             return_exceptions=True,
         )
         assert isinstance(results[0], StoreConflict) and results[1] is None
-        await two.append("pg-r", [ActionRecord(3, "play", "black", "c3", 4.0)])
+        await two.append(room_id, [ActionRecord(3, "play", "black", "c3", 4.0)])
         with pytest.raises(StoreConflict):
-            await one.append("pg-r", [ActionRecord(3, "play", "black", "a3", 4.0)])
-        assert await one.take_seat("pg-r", "white", "x") is True
-        assert await two.take_seat("pg-r", "white", "y") is False
-        loaded = await two.load("pg-r")
+            await one.append(room_id, [ActionRecord(3, "play", "black", "a3", 4.0)])
+        assert await one.take_seat(room_id, "white", "x") is True
+        assert await two.take_seat(room_id, "white", "y") is False
+        loaded = await two.load(room_id)
         assert loaded is not None
         assert [a.arg for a in loaded.actions] == ["b2", "a1", "c3"]
         assert loaded.seats["black"].last_seq == 2**62  # 64-bit sequence numbers (migration 0002)
