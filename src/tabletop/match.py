@@ -231,7 +231,8 @@ class Match:
         t = self.turn
         data: dict[str, Any] = {"turn": None if t is None else t.label}
         if t is not None:
-            data["legal"] = [str(m) for m in (self.board.legal_moves if legal is None else legal)]
+            # a move's name is its text (str() only for a nameless one): this runs every turn
+            data["legal"] = [m.name or str(m) for m in (self.board.legal_moves if legal is None else legal)]
         if self.opening is not None:
             actor = self.actor
             data["actor"] = None if actor is None else actor.label

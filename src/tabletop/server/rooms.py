@@ -28,6 +28,7 @@ import orjson
 
 from tabletop.games import new_board
 from tabletop.games.core import BLACK, WHITE, Color
+from tabletop.games.mnk import Board as MnkBoard
 from tabletop.match import ClockSettings, Event, Match, MatchError
 from tabletop.server.bus import Bus
 from tabletop.server.store import ActionRecord, RoomRecord, SeatRecord, Store, StoreConflict, StoredRoom
@@ -37,6 +38,7 @@ __all__ = ["Client", "Room", "RoomError", "RoomHub", "hash_secret", "new_secret"
 
 log = logging.getLogger("tabletop.server")
 COLORS = {"black": BLACK, "white": WHITE}
+_NO_FOULS = MnkBoard.forbidden_points  # the rule of every m,n,k board but Renju: nothing is forbidden
 
 
 class RoomError(ValueError):
@@ -160,7 +162,10 @@ class Room:
     def forbidden(self) -> list[str]:
         board = self.match.board
         points = getattr(board, "forbidden_points", None)
-        if points is None or self.match.turn is not BLACK:
+        # only Renju forbids points: the other boards' forbidden_points is the base one, always empty
+        if points is None or getattr(type(board), "forbidden_points", None) is _NO_FOULS:
+            return []
+        if self.match.turn is not BLACK:
             return []
         try:
             return [str(p) for p in points()]
