@@ -434,3 +434,31 @@ def test_the_writer_process_commits_reports_conflicts_and_is_restarted_when_it_d
     asyncio.run(scenario())
     asyncio.run(store.close())
     asyncio.run(other.close())
+
+
+def test_the_benchmarks_lean_websocket_client_sends_receives_and_sees_the_end() -> None:
+    from websockets.asyncio.server import serve
+
+    from tabletop.bench.wsclient import Closed, connect
+
+    async def echo_twice_then_close(ws: Any) -> None:
+        for _ in range(2):
+            text = await ws.recv()
+            await ws.send(f"echo {text}")
+        await ws.close()
+
+    async def scenario() -> None:
+        async with serve(echo_twice_then_close, "127.0.0.1", 0) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            sock = await connect(f"ws://127.0.0.1:{port}/any?x=1")
+            sock.send("é1")  # text frames, UTF-8 both ways
+            sock.send("2")
+            got = [text async for text in sock]  # ends when the server closes
+            assert got == ["echo é1", "echo 2"]
+            assert sock.closed
+            with pytest.raises(Closed):
+                sock.send("3")
+        with pytest.raises(OSError):  # nobody listens there now
+            await connect(f"ws://127.0.0.1:{port}/any")
+
+    asyncio.run(scenario())

@@ -5,10 +5,9 @@ A raw ASGI app on uvicorn, started with the options of ``tabletop serve``
 of a player to the other player of its game and answers the sender with an
 acknowledgement: one frame in and two out per move, as in the game server, of
 about the same sizes.  The server does nothing else: no rules, no storage, no
-JSON.  The players are the benchmark's kind of client (the ``websockets``
-asyncio client, the same number of processes, both players of a game in one
-process, a JSON frame read and a move frame written per turn, ``--think``
-seconds before each move).
+JSON.  The players are the benchmark's kind of client (:mod:`.wsclient`, the
+same number of processes, both players of a game in one process, a JSON frame
+read and a move frame written per turn, ``--think`` seconds before each move).
 
 What it measures is the ceiling of this machine and stack for the load: moves
 per second and relay latency when the server's own work per move is nil.  The
@@ -88,11 +87,11 @@ def serve(port: int) -> None:
 async def _player(
     url: str, first: bool, think: float, stats: dict[str, Any], start: asyncio.Event, stop: asyncio.Event
 ) -> None:
-    from websockets.asyncio.client import connect
+    from tabletop.bench.wsclient import connect
 
     rng = random.Random()
     key = url.rsplit("/", 2)[1]
-    ws = await connect(url, max_queue=None, compression=None, open_timeout=60)
+    ws = await connect(url)
     stats["connected"] += 1
     try:
         await start.wait()
@@ -100,7 +99,7 @@ async def _player(
         if first:
             seq += 1
             stats["sent"][key] = time.perf_counter()
-            await ws.send(json.dumps({"type": "move", "move": "b2", "seq": seq}))
+            ws.send(json.dumps({"type": "move", "move": "b2", "seq": seq}))
         async for raw in ws:
             if stop.is_set():
                 break
@@ -117,9 +116,9 @@ async def _player(
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             seq += 1
             stats["sent"][key] = time.perf_counter()
-            await ws.send(json.dumps({"type": "move", "move": rng.choice(["a1", "b2", "c3"]), "seq": seq}))
+            ws.send(json.dumps({"type": "move", "move": rng.choice(["a1", "b2", "c3"]), "seq": seq}))
     finally:
-        await ws.close()
+        ws.close()
 
 
 async def _clients(port: int, games: list[int], think: float, window: Any, out: Any) -> dict[str, Any]:

@@ -10,6 +10,8 @@ measures; it changes no server code path.  The players run in ``--clients``
 processes (both players of a game in the same one, which times the relay), and
 each player keeps one connection for the whole run: it asks for batched frames
 (``?batch=1``) and follows each rematch into its new room (``?follow=1``).
+The players use :mod:`.wsclient`, a lean client that takes less of the cores
+the server shares with them.
 """
 
 from __future__ import annotations
@@ -83,22 +85,23 @@ async def _player(
     handshakes: asyncio.Semaphore,
     connected: Callable[[], None],
 ) -> None:
-    from websockets.asyncio.client import connect
-    from websockets.exceptions import ConnectionClosed
+    from tabletop.bench.wsclient import Closed, connect
 
     ws_base = base.replace("http://", "ws://")
     url = f"{ws_base}/api/rooms/{room}/ws?batch=1&follow=1"
     try:
         async with handshakes:  # a few at a time: thousands of handshakes at once time out
-            ws = await connect(url, max_queue=None, compression=None, open_timeout=60)
+            ws = await connect(url)
         stats.sockets.add(ws)  # closed by the runner at the end, which ends the loop in _play
         connected()
         try:
             await _play(ws, room, token, me, think, stats, stop)
         finally:
             stats.sockets.discard(ws)
-            await ws.close()
-    except ConnectionClosed:
+            ws.close()
+        if not stop.is_set():
+            raise Closed("the server closed the connection in the middle of the run")
+    except Closed:
         if not stop.is_set():
             raise  # a drop in the middle of the run is an error; at the end it is the runner closing
 
@@ -110,7 +113,7 @@ async def _play(
     (``?batch=1``) and follows each rematch into its new room (``?follow=1``)."""
     rng = random.Random()
     loads = json.loads
-    await ws.send(json.dumps({"type": "hello", "token": token}))
+    ws.send(json.dumps({"type": "hello", "token": token}))
     seq = 0
     async for raw in ws:
         if stop.is_set():
@@ -142,7 +145,7 @@ async def _play(
                     turn = None
                     if me == "black" and stats.measuring():
                         stats.games += 1
-                    await ws.send('{"type":"rematch"}')
+                    ws.send('{"type":"rematch"}')
                 elif ev == "rematch_started":
                     turn = None  # the server moves this connection to the new room: a state frame follows
             elif kind == "error" and frame.get("code") not in ("rematch_exists",):
@@ -155,7 +158,7 @@ async def _play(
             seq += 1
             ply = frame_ply(last)
             stats.sent[(room, ply + 1)] = time.perf_counter()
-            await ws.send(json.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}))
+            ws.send(json.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}))
 
 
 def frame_ply(frame: dict[str, Any]) -> int:
@@ -193,7 +196,8 @@ async def _clients(base: str, seats: list[Seat], think: float, window: Any, out:
             break
         await asyncio.sleep(0.1)
     stop.set()
-    await asyncio.gather(*(ws.close() for ws in list(stats.sockets)), return_exceptions=True)
+    for ws in list(stats.sockets):
+        ws.close()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
     return {
