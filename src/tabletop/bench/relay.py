@@ -17,11 +17,12 @@ game server's figures are printed as a share of it.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import socket
 import time
 from typing import Any
+
+import orjson
 
 # the frames the game server sends for a move are about this long: keep the bytes comparable
 _PAD = "x" * 160
@@ -99,12 +100,12 @@ async def _player(
         if first:
             seq += 1
             stats["sent"][key] = time.perf_counter()
-            ws.send(json.dumps({"type": "move", "move": "b2", "seq": seq}))
+            ws.send(orjson.dumps({"type": "move", "move": "b2", "seq": seq}).decode())
         async for raw in ws:
             if stop.is_set():
                 break
             now = time.perf_counter()
-            data = json.loads(raw)
+            data = orjson.loads(raw)
             if data.get("type") != "moved":
                 continue  # the acknowledgement of this player's own move
             sent = stats["sent"].pop(key, None)
@@ -116,7 +117,7 @@ async def _player(
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             seq += 1
             stats["sent"][key] = time.perf_counter()
-            ws.send(json.dumps({"type": "move", "move": rng.choice(["a1", "b2", "c3"]), "seq": seq}))
+            ws.send(orjson.dumps({"type": "move", "move": rng.choice(["a1", "b2", "c3"]), "seq": seq}).decode())
     finally:
         ws.close()
 

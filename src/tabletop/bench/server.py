@@ -30,6 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from tabletop.cli import CliError
 
 
@@ -112,8 +114,8 @@ async def _play(
     """One player for the whole run: one connection that asks for batched frames
     (``?batch=1``) and follows each rematch into its new room (``?follow=1``)."""
     rng = random.Random()
-    loads = json.loads
-    ws.send(json.dumps({"type": "hello", "token": token}))
+    loads = orjson.loads
+    ws.send(orjson.dumps({"type": "hello", "token": token}).decode())
     seq = 0
     async for raw in ws:
         if stop.is_set():
@@ -158,7 +160,7 @@ async def _play(
             seq += 1
             ply = frame_ply(last)
             stats.sent[(room, ply + 1)] = time.perf_counter()
-            ws.send(json.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}))
+            ws.send(orjson.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}).decode())
 
 
 def frame_ply(frame: dict[str, Any]) -> int:

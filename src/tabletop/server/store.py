@@ -390,7 +390,7 @@ def _writer_main(url: str, synchronous: str, channel: Any) -> None:
         works = _decode(data)
         before = committer.commits
         outcomes = [(_portable(error), result) for error, result in committer.commit(works)]
-        channel.send((outcomes, committer.commits - before))
+        channel.send_bytes(pickle.dumps((outcomes, committer.commits - before), pickle.HIGHEST_PROTOCOL))
     committer.engine.dispose()
 
 
@@ -472,7 +472,7 @@ class _ProcessWriter:
 
     def _readable(self) -> None:
         try:
-            message = self._channel.recv()
+            message = pickle.loads(self._channel.recv_bytes())
         except (EOFError, OSError) as exc:
             self._fail(f"the store's writer process ended ({exc or 'no reply'})")
             return
