@@ -300,7 +300,7 @@ class Room:
     def actor(self, client: Client, *, to_move: bool = False, answering: Color | None = None) -> Color:
         """The seat a request speaks for: the client's only seat, or for a hot-seat
         client the side to move (``to_move``) or the side answering ``answering``."""
-        colors = client.colors
+        colors = client.tokens  # its keys: the client's seats
         if not colors:
             raise RoomError("not_seated", "spectators can only watch; join a seat to play")
         if len(colors) == 1:
