@@ -515,12 +515,13 @@ class SqlStore:
         if migrate:
             upgrade(self.engine)
         self._pending: list[tuple[_Write, asyncio.Future[Any]]] = []
-        self._writer: asyncio.Task[None] | None = None
         self._lock = threading.Lock()  # one writing thread at a time
         self._committer = _Committer(self.engine)
         url_ = self.engine.url
         in_memory = url_.get_backend_name() == "sqlite" and url_.database in (None, "", ":memory:")
         self._process = _ProcessWriter(url, sqlite_synchronous) if writer == "process" and not in_memory else None
+        # batches out at once: the writer process takes the next while it commits one; the thread one at a time
+        self._depth = 1 if self._process is None else WRITER_DEPTH
         self._in_flight = 0
         self._kick_scheduled = False
         self.commits = 0
@@ -541,21 +542,23 @@ class SqlStore:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[Any] = loop.create_future()
         self._pending.append((work, done))
-        if self._process is not None:
-            if not self._kick_scheduled:
-                self._kick_scheduled = True
-                loop.call_soon(self._kick)  # once this turn of the loop has queued its writes
-        elif self._writer is None or self._writer.done():
-            self._writer = loop.create_task(self._drain())
+        if not self._kick_scheduled:
+            self._kick_scheduled = True
+            loop.call_soon(self._kick)  # once this turn of the loop has queued its writes
         return await done
 
     def _kick(self) -> None:
-        """Writer process: submit what is waiting while fewer than WRITER_DEPTH batches are out."""
+        """Hand over what is waiting, as one batch, while fewer than ``_depth`` batches are out."""
         self._kick_scheduled = False
-        while self._pending and self._in_flight < WRITER_DEPTH and self._process is not None:
+        while self._pending and self._in_flight < self._depth:
             batch, self._pending = self._pending, []
             self._in_flight += 1
-            self._process.submit([w for w, _ in batch]).add_done_callback(partial(self._landed, batch))
+            self._submit([w for w, _ in batch]).add_done_callback(partial(self._landed, batch))
+
+    def _submit(self, works: list[_Write]) -> asyncio.Future[tuple[list[Outcome], int]]:
+        if self._process is not None:
+            return self._process.submit(works)
+        return asyncio.ensure_future(asyncio.to_thread(self._commit_here, works))
 
     def _landed(self, batch: list[tuple[_Write, asyncio.Future[Any]]], reply: asyncio.Future[Any]) -> None:
         self._in_flight -= 1
@@ -565,12 +568,6 @@ class SqlStore:
         else:
             self._settle(batch, *reply.result())
         self._kick()
-
-    async def _drain(self) -> None:
-        """Writer thread: one batch at a time."""
-        while self._pending:
-            batch, self._pending = self._pending, []
-            self._settle(batch, *await asyncio.to_thread(self._commit_here, [w for w, _ in batch]))
 
     def _settle(self, batch: list[tuple[_Write, asyncio.Future[Any]]], outcomes: list[Outcome], commits: int) -> None:
         self.commits += commits
@@ -666,9 +663,7 @@ class SqlStore:
         return await asyncio.to_thread(read)
 
     async def close(self) -> None:
-        while self._writer is not None and not self._writer.done():
-            await self._writer
-        while self._pending or self._in_flight:  # the writer process's last batches
+        while self._pending or self._in_flight:  # the last batches
             await asyncio.sleep(0.005)
         if self._process is not None:
             self._process.close()
