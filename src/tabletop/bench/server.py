@@ -460,5 +460,10 @@ def _report(result: dict[str, Any], as_json: bool) -> int:
             f"  p50 {rl['p50']}  p99 {rl['p99']} ms  server CPU {ref['server_cpu_ms_per_move']} ms per move"
             f"  errors {ref['errors']}"
         )
-        print(f"the server's rate is {result['share_of_reference']:.2f}x the reference's")
+        share = result["share_of_reference"]
+        print(
+            "the reference played no move: no share to print"
+            if share is None
+            else f"the server's rate is {share:.2f}x the reference's"
+        )
     return 0

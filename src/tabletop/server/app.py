@@ -120,7 +120,7 @@ class Socket(Protocol):
 
     async def accept(self) -> None: ...
 
-    async def receive(self) -> Any: ...
+    def receive(self) -> Awaitable[Any]: ...
 
     async def send_text(self, data: str) -> None: ...
 
@@ -133,6 +133,7 @@ class RawSocket:
 
     def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
         self._receive = receive
+        self.receive = receive  # the server's own callable: no coroutine of ours around each frame
         self._send = send
         self.query_params = QueryParams(scope.get("query_string", b"").decode("latin-1"))
         self.application_state = WebSocketState.CONNECTING
@@ -144,12 +145,6 @@ class RawSocket:
         await self._send({"type": "websocket.accept"})
         self.application_state = WebSocketState.CONNECTED
 
-    async def receive(self) -> Any:
-        return await self._receive()
-
-    def receiver(self) -> Callable[[], Awaitable[Any]]:
-        """The server's own receive callable (one coroutine less per frame than :meth:`receive`)."""
-        return self._receive
 
     async def send_text(self, data: str) -> None:
         await self._send({"type": "websocket.send", "text": data})
@@ -377,10 +372,9 @@ def create_app(settings: Settings | None = None) -> App:
         client = Client(outbox.put, follow if websocket.query_params.get("follow") == "1" else None)
         sender = asyncio.get_running_loop().create_task(_pump(websocket, outbox, batch))
         recent: deque[float] = deque()
-        receive = websocket.receiver() if isinstance(websocket, RawSocket) else websocket.receive
         try:
             while True:
-                message = await receive()
+                message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
                 text = message.get("text")

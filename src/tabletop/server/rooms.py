@@ -28,7 +28,6 @@ import orjson
 
 from tabletop.games import new_board
 from tabletop.games.core import BLACK, WHITE, Color
-from tabletop.games.mnk import Board as MnkBoard
 from tabletop.match import ClockSettings, Event, Match, MatchError
 from tabletop.server.bus import Bus
 from tabletop.server.store import ActionRecord, RoomRecord, SeatRecord, Store, StoreConflict, StoredRoom
@@ -38,7 +37,6 @@ __all__ = ["Client", "Room", "RoomError", "RoomHub", "hash_secret", "new_secret"
 
 log = logging.getLogger("tabletop.server")
 COLORS = {"black": BLACK, "white": WHITE}
-_NO_FOULS = MnkBoard.forbidden_points  # the rule of every m,n,k board but Renju: nothing is forbidden
 
 
 class RoomError(ValueError):
@@ -162,10 +160,7 @@ class Room:
     def forbidden(self) -> list[str]:
         board = self.match.board
         points = getattr(board, "forbidden_points", None)
-        # only Renju forbids points: the other boards' forbidden_points is the base one, always empty
-        if points is None or getattr(type(board), "forbidden_points", None) is _NO_FOULS:
-            return []
-        if self.match.turn is not BLACK:
+        if points is None or self.match.turn is not BLACK:
             return []
         try:
             return [str(p) for p in points()]
@@ -389,7 +384,7 @@ class Room:
             if stored_seq is not None and label is not None:
                 self.seats[label].last_seq = stored_seq[1]
             if client is not None and seq is not None and error is None:
-                client.send(f'{{"type":"ack","seq":{int(seq)}}}')
+                client.send(frame("ack", seq=seq))
             publish = self.hub.bus.publish
             for event in m.events[before:]:
                 await publish(self.record.id, self.event_frame(event))
