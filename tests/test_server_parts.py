@@ -344,6 +344,126 @@ def test_outbox_sends_in_order_wakes_once_per_batch_and_overflows_at_its_limit()
     asyncio.run(scenario())
 
 
+class _FakeDirect:
+    """A :class:`~tabletop.server.wsdirect.DirectSend` stand-in: records frames; its buffer can fill."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.writable = True
+        self.is_open = True
+        self.on_writable: Callable[[], None] | None = None
+
+    def open(self) -> bool:
+        return self.is_open
+
+    def ready(self) -> bool:
+        return self.is_open and self.writable
+
+    def write(self, text: str) -> None:
+        assert self.ready()
+        self.sent.append(text)
+
+
+def test_a_direct_outbox_writes_once_per_loop_turn_waits_out_a_full_buffer_and_closes_on_overflow() -> None:
+    from tabletop.server.app import Outbox
+
+    async def scenario() -> None:
+        direct = _FakeDirect()
+        closed: list[bool] = []
+        box = Outbox(limit=3, direct=direct, batch=True, on_overflow=lambda: closed.append(True))  # type: ignore[arg-type]
+        box.put('{"n":1}')
+        box.put('{"n":2}')
+        assert direct.sent == []  # written at the end of this turn of the loop, together
+        await asyncio.sleep(0)
+        assert direct.sent == ['{"type":"batch","frames":[{"n":1},{"n":2}]}']
+        box.put('{"n":3}')
+        await asyncio.sleep(0)
+        assert direct.sent[-1] == '{"n":3}'  # alone: no batch frame around it
+        direct.writable = False  # the client reads slowly: the transport's buffer is full
+        box.put('{"n":4}')
+        await asyncio.sleep(0)
+        assert len(direct.sent) == 2 and box.frames == ['{"n":4}']
+        direct.writable = True
+        assert direct.on_writable is not None
+        direct.on_writable()  # the transport drained
+        await asyncio.sleep(0)
+        assert direct.sent[-1] == '{"n":4}'
+        direct.writable = False
+        for n in range(5, 10):
+            box.put(f'{{"n":{n}}}')
+        assert box.overflowed and closed == []
+        direct.writable = True
+        direct.on_writable()
+        await asyncio.sleep(0)
+        # what came before the overflow goes out, then the socket is closed (once)
+        assert direct.sent[-1] == '{"type":"batch","frames":[{"n":5},{"n":6},{"n":7}]}'
+        assert closed == [True]
+        box.put('{"n":10}')
+        await asyncio.sleep(0)
+        assert closed == [True] and direct.sent[-1].endswith('{"n":7}]}')
+        other = Outbox(direct=_FakeDirect())  # type: ignore[arg-type]
+        other.direct.is_open = False  # type: ignore[union-attr]
+        other.put("x")
+        await asyncio.sleep(0)
+        assert other.frames == []  # a closed connection drops its frames
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("text", ["", "x" * 125, "x" * 126, "é" * 63, "x" * 65535, "x" * 65536, "ü" * 40000])
+def test_direct_frames_are_what_a_websocket_client_reads(text: str) -> None:
+    """At each boundary of the three length forms (125/126 and 65535/65536 bytes), in UTF-8 bytes."""
+    from types import SimpleNamespace
+
+    from websockets.client import ClientProtocol
+    from websockets.frames import Frame, Opcode
+    from websockets.protocol import State
+    from websockets.uri import parse_uri
+
+    from tabletop.server.wsdirect import DirectSend
+
+    written: list[bytes] = []
+    protocol = SimpleNamespace(
+        conn=SimpleNamespace(extensions=[]), transport=SimpleNamespace(write=written.append)
+    )
+    DirectSend(protocol).write(text)  # type: ignore[arg-type]
+    client = ClientProtocol(parse_uri("ws://127.0.0.1/"), state=State.OPEN, max_size=None)
+    data = b"".join(written)
+    client.receive_data(data[:3])  # in pieces, as a socket may deliver them
+    client.receive_data(data[3:])
+    (event,) = client.events_received()
+    assert isinstance(event, Frame) and event.opcode is Opcode.TEXT and event.fin
+    assert bytes(event.data).decode() == text
+
+
+def test_the_direct_inbox_hands_messages_in_order_and_resumes_reading_once_emptied() -> None:
+    from types import SimpleNamespace
+
+    from tabletop.server.wsdirect import _Inbox
+
+    async def scenario() -> None:
+        resumed: list[bool] = []
+        protocol = SimpleNamespace(
+            loop=asyncio.get_running_loop(),
+            read_paused=False,
+            transport=SimpleNamespace(resume_reading=lambda: resumed.append(True)),
+        )
+        inbox = _Inbox(protocol)  # type: ignore[arg-type]
+        waiting = asyncio.get_running_loop().create_task(inbox.get())
+        await asyncio.sleep(0)
+        assert not waiting.done()
+        inbox.put_nowait({"n": 1})
+        inbox.put_nowait({"n": 2})
+        protocol.read_paused = True  # the protocol paused reading: messages pile up
+        assert inbox.qsize() == 2 and not inbox.empty()
+        assert await waiting == {"n": 1}
+        assert resumed == []  # one still waits: reading stays paused
+        assert await inbox.get() == {"n": 2}
+        assert resumed == [True] and not protocol.read_paused and inbox.empty()
+
+    asyncio.run(scenario())
+
+
 def test_a_rematch_room_and_the_link_from_the_old_room_are_one_commit(tmp_path: Path) -> None:
     store = SqlStore(f"sqlite:///{tmp_path / 's.db'}")
     seats = [SeatRecord("black", "human", "h1"), SeatRecord("white", "human", "h2")]
@@ -374,7 +494,9 @@ def test_row_writes_also_work_through_sqlalchemy_for_a_driver_with_another_place
 
     async def scenario() -> None:
         await store.create_room(_room("a"), seats, [ActionRecord(0, "start", None, None, 1.0)])
-        await store.create_room(_room("b"), seats, [ActionRecord(0, "start", None, None, 2.0)], rematch_of="a")
+        await store.create_room(
+            _room("b"), seats, [ActionRecord(0, "start", None, None, 2.0)], rematch_of="a"
+        )
         await store.append("b", [ActionRecord(1, "play", "black", "b2", 3.0)], seq=("black", 7), over=True)
         a, b = await store.load("a"), await store.load("b")
         assert a is not None and a.room.rematch == "b" and a.room.listed and not a.room.over

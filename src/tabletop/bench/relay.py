@@ -74,6 +74,8 @@ def serve(port: int) -> None:
     """Run the relay (in a child process) until terminated."""
     import uvicorn
 
+    from tabletop.server.wsdirect import DirectProtocol
+
     uvicorn.run(
         RelayApp(),
         host="127.0.0.1",
@@ -81,6 +83,7 @@ def serve(port: int) -> None:
         log_level="warning",
         ws_max_size=65536,
         ws_per_message_deflate=False,
+        ws=DirectProtocol,  # the server's protocol class (the relay sends through ASGI all the same)
         lifespan="on",
     )
 

@@ -212,9 +212,13 @@ async def _clients(base: str, seats: list[Seat], think: float, window: Any, out:
 
 
 def client_process(clients: Callable[..., Any], where: Any, share: Any, think: float, window: Any, out: Any) -> None:
-    """A client process: ``await clients(where, share, think, window, out)`` and put its figures on ``out``."""
+    """A client process: ``await clients(where, share, think, window, out)`` and put its figures on ``out``.
+    It runs on uvloop, as the server does: the players share the cores with the server they measure."""
+    import uvloop
+
     try:
-        out.put(asyncio.run(clients(where, share, think, window, out)))
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            out.put(runner.run(clients(where, share, think, window, out)))
     except BaseException as exc:  # noqa: BLE001 - reported as an error of the run, never lost
         out.put("ready")
         out.put({"latencies": [], "moves": 0, "games": 0, "errors": 1, "messages": [repr(exc)]})

@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tabletop.server.app import create_app
     from tabletop.server.settings import Settings, database_url, default_database_url
+    from tabletop.server.wsdirect import DirectProtocol
 
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port {args.port} is not a port number (0..65535)")
@@ -95,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         log_level="warning",
         ws_max_size=65536,
         ws_per_message_deflate=False,
+        ws=DirectProtocol,
     )
     server = uvicorn.Server(config)
     url_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host

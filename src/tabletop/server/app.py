@@ -47,6 +47,7 @@ from tabletop.server.rooms import Client, Room, RoomError, RoomHub, frame
 from tabletop.server.settings import Settings
 from tabletop.server.store import SqlStore
 from tabletop.server.workers import AnalysisUnavailable, Pool, analyse_job, evaluate_job
+from tabletop.server.wsdirect import EXTENSION, DirectSend
 
 __all__ = ["create_app"]
 
@@ -59,29 +60,46 @@ BATCH_FRAMES = 64  # at most this many frames in one batch frame
 
 
 class Outbox:
-    """The frames waiting for one socket, in order, for its one sending task.
+    """The frames waiting for one socket, in order.
 
-    A list and one waiter future: the sender wakes once for everything queued
-    since it last ran (an ``asyncio.Queue`` costs about ten Python calls a frame
-    on each side).  A client that stops reading must not grow the server's
-    memory without end: past ``limit`` frames the outbox is *overflowed*, takes
-    nothing more, and the sender closes the socket once the frames before are
-    sent (the client comes back with ``since``).  While *held* (a connection
-    moving into its rematch room) frames wait, so the notice and the new room's
-    state go out together."""
+    Two ways out.  With a :class:`~.wsdirect.DirectSend` (the room socket on
+    ``tabletop serve``), frames put during one turn of the event loop are
+    written together by one callback at its end, straight on the connection.
+    Otherwise one sending task takes them (:meth:`take`, :func:`_pump`): a list
+    and one waiter future, so the sender wakes once for everything queued since
+    it last ran.  With ``batch`` the frames that go together are one
+    ``{"type":"batch","frames":[...]}`` frame.
 
-    def __init__(self, limit: int = MAX_QUEUED) -> None:
+    A client that stops reading must not grow the server's memory without end:
+    past ``limit`` frames the outbox is *overflowed*, takes nothing more, and
+    the socket is closed once the frames before are sent (the client comes back
+    with ``since``).  While *held* (a connection moving into its rematch room)
+    frames wait, so the notice and the new room's state go out together."""
+
+    def __init__(
+        self,
+        limit: int = MAX_QUEUED,
+        *,
+        direct: DirectSend | None = None,
+        batch: bool = False,
+        on_overflow: Callable[[], None] = lambda: None,
+    ) -> None:
         self.frames: list[str] = []
         self.limit = limit
         self.overflowed = False
         self.held = False
+        self.batch = batch
+        self.direct = direct
+        self.on_overflow = on_overflow
         self._waiter: asyncio.Future[None] | None = None
+        self._scheduled = False
+        if direct is not None:
+            direct.on_writable = self._wake
 
     def hold(self, held: bool) -> None:
         self.held = held
-        waiter = self._waiter
-        if not held and self.frames and waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        if not held and (self.frames or self.overflowed):
+            self._wake()
 
     def put(self, payload: str) -> None:
         if self.overflowed:
@@ -90,9 +108,35 @@ class Outbox:
             self.overflowed = True
         else:
             self.frames.append(payload)
+        if not self.held:
+            self._wake()
+
+    def _wake(self) -> None:
+        if self.direct is not None:
+            if not self._scheduled:
+                self._scheduled = True
+                asyncio.get_running_loop().call_soon(self._flush)
+            return
         waiter = self._waiter
         if waiter is not None and not waiter.done() and not self.held:
             waiter.set_result(None)
+
+    def _flush(self) -> None:
+        """Write what waits (direct only); a full transport calls again when it drains."""
+        self._scheduled = False
+        direct = self.direct
+        if self.held or direct is None:
+            return
+        if not direct.open():
+            self.frames = []
+            return
+        if self.frames and direct.ready():
+            frames, self.frames = self.frames, []
+            for payload in payloads(frames, self.batch):
+                direct.write(payload)
+        if self.overflowed and not self.frames:
+            overflow, self.on_overflow = self.on_overflow, lambda: None
+            overflow()
 
     async def take(self) -> list[str]:
         """Everything queued (waits for at least one frame, or the overflow, and for no hold)."""
@@ -104,6 +148,19 @@ class Outbox:
                 self._waiter = None
         frames, self.frames = self.frames, []
         return frames
+
+
+def payloads(frames: list[str], batch: bool) -> list[str]:
+    """The texts to send for ``frames``: each alone, or with ``batch`` up to
+    :data:`BATCH_FRAMES` of them in one batch frame (each frame's text is embedded
+    as it is: nothing is encoded again)."""
+    if not batch or len(frames) == 1:
+        return frames
+    out = []
+    for i in range(0, len(frames), BATCH_FRAMES):
+        part = frames[i : i + BATCH_FRAMES]
+        out.append(part[0] if len(part) == 1 else '{"type":"batch","frames":[' + ",".join(part) + "]}")
+    return out
 
 
 ROOM_SOCKET = re.compile(r"/api/rooms/([^/]+)/ws")
@@ -137,6 +194,8 @@ class RawSocket:
         self._send = send
         self.query_params = QueryParams(scope.get("query_string", b"").decode("latin-1"))
         self.application_state = WebSocketState.CONNECTING
+        # tabletop serve's protocol: frames written at once, without the ASGI send
+        self.direct: DirectSend | None = (scope.get("extensions") or {}).get(EXTENSION)
 
     async def accept(self) -> None:
         message = await self._receive()
@@ -144,7 +203,6 @@ class RawSocket:
             raise WebSocketDisconnect(1006)
         await self._send({"type": "websocket.accept"})
         self.application_state = WebSocketState.CONNECTED
-
 
     async def send_text(self, data: str) -> None:
         await self._send({"type": "websocket.send", "text": data})
@@ -356,10 +414,15 @@ def create_app(settings: Settings | None = None) -> App:
             )
             await websocket.close(code=4404)
             return
-        outbox = Outbox()
         # ?batch=1: frames waiting together go out as one {"type":"batch","frames":[...]}
         # ?follow=1: a rematch moves this connection into the new room (no reconnect)
         batch = websocket.query_params.get("batch") == "1"
+        direct = websocket.direct if isinstance(websocket, RawSocket) else None
+
+        def overflow() -> None:
+            hub().spawn(websocket.close(code=1013, reason="too many unread frames; reconnect with since"))
+
+        outbox = Outbox(direct=direct, batch=batch, on_overflow=overflow)
         current = [room]
         del room  # a following connection outlives its first room: hold rooms only through current
         switching: list[asyncio.Task[None]] = []
@@ -370,7 +433,7 @@ def create_app(settings: Settings | None = None) -> App:
             switching.append(hub().spawn(_switch(current, client, new_id, outbox)))
 
         client = Client(outbox.put, follow if websocket.query_params.get("follow") == "1" else None)
-        sender = asyncio.get_running_loop().create_task(_pump(websocket, outbox, batch))
+        sender = None if direct is not None else asyncio.get_running_loop().create_task(_pump(websocket, outbox))
         recent: deque[float] = deque()
         try:
             while True:
@@ -416,7 +479,8 @@ def create_app(settings: Settings | None = None) -> App:
                     with contextlib.suppress(Exception):
                         await task
             await current[0].leave(client)
-            sender.cancel()
+            if sender is not None:
+                sender.cancel()
 
     async def _switch(current: list[Room], client: Client, new_id: str, outbox: Outbox) -> None:
         """Move a following connection into the rematch room with its tokens (colours swapped)."""
@@ -527,23 +591,15 @@ def _seq_of(text: str) -> int | None:
     return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
 
 
-async def _pump(websocket: Socket, outbox: Outbox, batch: bool = False) -> None:
-    """Send the outbox's frames in order; stops when the socket closes.  With ``batch``
-    the frames waiting together are sent as one ``batch`` frame (each frame's text
-    is embedded as it is: nothing is encoded again)."""
+async def _pump(websocket: Socket, outbox: Outbox) -> None:
+    """Send the outbox's frames in order; stops when the socket closes."""
     try:
         while True:
             frames = await outbox.take()
             if websocket.application_state != WebSocketState.CONNECTED:
                 return
-            if batch and len(frames) > 1:
-                for i in range(0, len(frames), BATCH_FRAMES):
-                    part = frames[i : i + BATCH_FRAMES]
-                    payload = part[0] if len(part) == 1 else '{"type":"batch","frames":[' + ",".join(part) + "]}"
-                    await websocket.send_text(payload)
-            else:
-                for payload in frames:
-                    await websocket.send_text(payload)
+            for payload in payloads(frames, outbox.batch):
+                await websocket.send_text(payload)
             if outbox.overflowed and not outbox.frames:
                 await websocket.close(code=1013, reason="too many unread frames; reconnect with since")
                 return
