@@ -680,6 +680,95 @@ def test_bad_frames_get_error_codes_and_change_nothing(server: Server) -> None:
     assert after["moves"] == before["moves"] == [] and after["version"] == before["version"]
 
 
+class RawWebsocket:
+    """A websocket client on a plain socket (``websockets`` sans-I/O): the test
+    chooses how the bytes of each frame reach the server."""
+
+    def __init__(self, server: Server, room: str) -> None:
+        from websockets.client import ClientProtocol
+        from websockets.uri import parse_uri
+
+        self.sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        self.proto = ClientProtocol(parse_uri(f"ws://127.0.0.1:{server.port}/api/rooms/{room}/ws"))
+        self.proto.send_request(self.proto.connect())
+        self.flush()
+        self.events: list[Any] = []
+        self.read_until(lambda e: hasattr(e, "status_code"))
+
+    def flush(self, pieces: int = 1, pause: float = 0.05) -> None:
+        data = b"".join(self.proto.data_to_send())
+        step = max(1, -(-len(data) // pieces))
+        for i in range(0, len(data), step):
+            self.sock.sendall(data[i : i + step])
+            if pieces > 1:
+                time.sleep(pause)  # the server reads each piece on its own
+
+    def read_until(self, test: Callable[[Any], bool], timeout: float = 10) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, event in enumerate(self.events):
+                if test(event):
+                    del self.events[: i + 1]
+                    return event
+            self.sock.settimeout(max(0.01, deadline - time.monotonic()))
+            data = self.sock.recv(65536)
+            if not data:
+                self.proto.receive_eof()
+            else:
+                self.proto.receive_data(data)
+            self.events.extend(self.proto.events_received())
+            self.flush()
+            if not data and not any(test(e) for e in self.events):
+                raise AssertionError(f"the server closed the connection; saw {self.events[-5:]}")
+
+    def json(self, test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        from websockets.frames import Opcode
+
+        def match(event: Any) -> bool:
+            return getattr(event, "opcode", None) is Opcode.TEXT and test(json.loads(bytes(event.data)))
+
+        found: dict[str, Any] = json.loads(bytes(self.read_until(match).data))
+        return found
+
+
+def test_the_room_socket_reads_frames_however_the_bytes_arrive(server: Server) -> None:
+    """The server reads whole text frames itself and leaves the rest to ``websockets``:
+    each way a frame can arrive must give the same frames to the room."""
+    from websockets.frames import Frame as WsFrame
+    from websockets.frames import Opcode
+
+    room, black, white = online_room(server)
+    ws = RawWebsocket(server, room)
+    try:
+        ws.proto.send_text(json.dumps({"type": "hello", "tokens": [black, white]}).encode())
+        ws.flush(pieces=3)  # a frame in three reads: the parser keeps the first pieces
+        assert ws.json(lambda f: f.get("type") == "state")["you"] == ["black", "white"]
+        ws.proto.send_text(json.dumps({"type": "move", "move": "b2", "seq": 1}).encode())
+        ws.proto.send_ping(b"still there?")
+        ws.proto.send_text(json.dumps({"type": "move", "move": "a1", "seq": 2}).encode())
+        ws.flush()  # three frames in one read, a control frame between the text frames
+        assert ws.read_until(lambda e: getattr(e, "opcode", None) is Opcode.PONG).data == b"still there?"
+        assert ws.json(lambda f: f.get("type") == "ack" and f["seq"] == 1)
+        assert ws.json(lambda f: f.get("type") == "ack" and f["seq"] == 2)
+        text = json.dumps({"type": "move", "move": "c3", "seq": 3}).encode()
+        ws.proto.send_frame(WsFrame(Opcode.TEXT, text[:10], fin=False))  # a fragmented message
+        ws.proto.send_frame(WsFrame(Opcode.CONT, text[10:], fin=True))
+        ws.flush()
+        assert ws.json(lambda f: f.get("type") == "ack" and f["seq"] == 3)
+        ws.proto.send_text(json.dumps({"type": "move", "move": "a3", "seq": 4, "pad": "x" * 200}).encode())
+        ws.proto.send_text(json.dumps({"type": "move", "move": "a3", "seq": 4}).encode())
+        ws.flush(pieces=2)  # a 16-bit length; two reads that split frames
+        assert ws.json(lambda f: f.get("type") == "error" and f["seq"] == 4)["code"] == "bad_frame"
+        assert ws.json(lambda f: f.get("type") == "ack" and f["seq"] == 4)
+        ws.proto.send_frame(WsFrame(Opcode.TEXT, b'{"type":"ping","x":"\xff\xfe'))  # not UTF-8
+        ws.flush()
+        close = ws.read_until(lambda e: getattr(e, "opcode", None) is Opcode.CLOSE)
+        assert int.from_bytes(close.data[:2], "big") == 1007  # invalid data, as websockets answers
+    finally:
+        ws.sock.close()
+    assert state(server, room)["moves"] == ["b2", "a1", "c3", "a3"]
+
+
 def test_a_wrong_token_is_refused_and_the_client_only_watches(server: Server) -> None:
     room, _black, _white = online_room(server)
     other_room, other_black, _ = online_room(server)

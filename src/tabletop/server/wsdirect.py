@@ -28,6 +28,11 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame
+
+try:
+    from websockets.speedups import apply_mask  # websockets' C unmasking
+except ImportError:  # pragma: no cover - a build without it
+    from websockets.utils import apply_mask
 from websockets.protocol import State
 
 __all__ = ["EXTENSION", "DirectProtocol", "DirectSend"]
@@ -142,6 +147,33 @@ class DirectProtocol(WebSocketsSansIOProtocol):
         if self.direct.on_writable is not None:
             self.direct.on_writable()
 
+    def data_received(self, data: bytes) -> None:
+        """Whole masked text frames, the usual case, are read here; anything else
+        (a partial frame, control frames, fragments, bad UTF-8, a frame over the
+        size limit) goes to the ``websockets`` parser from that byte on.  The
+        parser is only bypassed at a frame boundary with nothing buffered, where it
+        waits for a frame header, so it sees a consistent stream."""
+        conn = self.conn
+        if (
+            conn.state is not State.OPEN
+            or conn.current_size is not None
+            or conn.reader.buffer
+            or conn.extensions
+            or self.close_sent
+        ):
+            super().data_received(data)
+            return
+        size = len(data)
+        limit = conn.max_message_size
+        at = 0
+        while at < size:
+            text, end = _text_frame(data, at, size, limit)
+            if text is None:
+                super().data_received(data[at:] if at else data)
+                return
+            self._received(text)
+            at = end
+
     def handle_text(self, event: Frame) -> None:
         if not event.fin:
             super().handle_text(event)
@@ -153,7 +185,35 @@ class DirectProtocol(WebSocketsSansIOProtocol):
         except UnicodeDecodeError:
             super().handle_text(event)  # uvicorn's own answer to a bad frame
             return
+        self._received(text)
+
+    def _received(self, text: str) -> None:
         self.queue.put_nowait({"type": "websocket.receive", "text": text})
         if not self.read_paused and self.queue.qsize() >= READ_AHEAD:
             self.read_paused = True
             self.transport.pause_reading()
+
+
+def _text_frame(data: bytes, at: int, size: int, limit: int | None) -> tuple[str | None, int]:
+    """The text of the whole masked text frame (FIN, no RSV bits) at ``data[at:]``
+    and the offset after it; ``(None, at)`` for anything else, left to the parser."""
+    if size - at < 6 or data[at] != 0x81:
+        return None, at
+    length = data[at + 1]
+    if not length & 0x80:
+        return None, at  # unmasked: a protocol error, which the parser reports
+    length &= 0x7F
+    if length < 126:
+        start = at + 6
+    elif length == 126 and size - at >= 8:
+        length = (data[at + 2] << 8) | data[at + 3]
+        start = at + 8
+    else:
+        return None, at  # 64-bit lengths are far over the frame limit: the parser refuses them
+    end = start + length
+    if end > size or (limit is not None and length > limit):
+        return None, at
+    try:
+        return apply_mask(data[start:end], data[start - 4 : start]).decode(), end
+    except UnicodeDecodeError:
+        return None, at
