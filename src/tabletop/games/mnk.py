@@ -53,6 +53,7 @@ class Board(BaseBoard):
 
     game = "mnk"
     rule = "freestyle"
+    edge_blocks = True  # does the edge of the board close a line's end (for ``_wins_with``)?
 
     def __init__(self, m: int = 3, n: int = 3, k: int = 3, position: str | None = None) -> None:
         if not (isinstance(m, int) and isinstance(n, int) and isinstance(k, int)):
@@ -166,15 +167,35 @@ class Board(BaseBoard):
         return run, blocked
 
     def _outcome_after(self, move: Move, color: Color) -> Outcome | None:
+        """The outcome once ``color`` has played ``move``: each line through it is
+        counted in place, and its cells are listed only for a winning line."""
+        w, h = self._width, self._height
+        cells = self._cells
+        v = color + 1
+        col0, row0 = move.col, move.row
         for dc, dr in _DIRECTIONS:
-            run, blocked = self.line_through(move.col, move.row, dc, dr)
-            if len(run) >= self.k and self._wins_with(len(run), color, blocked):
-                cells = tuple(self._moves[i] for i in run)
-                score = (1, 0) if color is BLACK else (0, 1)
-                return Outcome(color, "line", score, cells=cells)
-        if self._count == len(self._cells):
+            length = 1
+            blocked = 0
+            for sign in (1, -1):
+                sc, sr = sign * dc, sign * dr
+                c, r = col0 + sc, row0 + sr
+                while 0 <= c < w and 0 <= r < h and cells[r * w + c] == v:
+                    length += 1
+                    c += sc
+                    r += sr
+                if 0 <= c < w and 0 <= r < h:
+                    if cells[r * w + c] != EMPTY:
+                        blocked += 1
+                elif self.edge_blocks:
+                    blocked += 1
+            if length >= self.k and self._wins_with(length, color, blocked):
+                run, _ = self.line_through(col0, row0, dc, dr)
+                line = tuple(self._moves[i] for i in run)
+                return Outcome(color, "line", (1, 0) if color is BLACK else (0, 1), cells=line)
+        if self._count == len(cells):
             return Outcome(None, "draw", (0, 0))
         return None
+
 
     def _set_position(self, cells: list[list[Color | None]], turn: Color) -> None:
         flat: list[int] = []
@@ -236,7 +257,6 @@ class GomokuBoard(Board):
 
     game = "gomoku"
     rule = "freestyle"
-    edge_blocks = True  # does the edge of the board close a line's end (for ``_wins_with``)?
 
     def __init__(self, width: int = 15, height: int | None = None, position: str | None = None) -> None:
         h = width if height is None else height
@@ -247,35 +267,6 @@ class GomokuBoard(Board):
     def variant(self) -> dict[str, object]:
         return {"width": self._width, "height": self._height, "rule": self.rule}
 
-    def _outcome_after(self, move: Move, color: Color) -> Outcome | None:
-        """As :meth:`Board._outcome_after`, counting each line in place and
-        building the winning cells only for a winning line."""
-        w, h = self._width, self._height
-        cells = self._cells
-        v = color + 1
-        col0, row0 = move.col, move.row
-        for dc, dr in _DIRECTIONS:
-            length = 1
-            blocked = 0
-            for sign in (1, -1):
-                sc, sr = sign * dc, sign * dr
-                c, r = col0 + sc, row0 + sr
-                while 0 <= c < w and 0 <= r < h and cells[r * w + c] == v:
-                    length += 1
-                    c += sc
-                    r += sr
-                if 0 <= c < w and 0 <= r < h:
-                    if cells[r * w + c] != EMPTY:
-                        blocked += 1
-                elif self.edge_blocks:
-                    blocked += 1
-            if length >= 5 and self._wins_with(length, color, blocked):
-                run, _ = self.line_through(col0, row0, dc, dr)
-                line = tuple(self._moves[i] for i in run)
-                return Outcome(color, "line", (1, 0) if color is BLACK else (0, 1), cells=line)
-        if self._count == len(cells):
-            return Outcome(None, "draw", (0, 0))
-        return None
 
 
 _MOVE_TABLES: dict[tuple[int, int], list[Move]] = {}
