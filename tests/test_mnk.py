@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tabletop.games.core import BLACK, WHITE, IllegalMoveError, Move, Outcome
+from tabletop.games.core import BLACK, WHITE, BaseBoard, IllegalMoveError, Move, Outcome
 from tabletop.games.mnk import Board, tictactoe
 
 
@@ -125,6 +125,12 @@ def test_a_board_rebuilt_from_its_text_is_the_same_position(board: Board) -> Non
     assert (a is None) == (b is None)
     if a is not None and b is not None:
         assert (a.winner, a.reason, a.score) == (b.winner, b.reason, b.score)
+
+
+@given(boards)
+def test_the_position_text_read_from_the_cells_is_the_one_read_square_by_square(board: Board) -> None:
+    """The m,n,k board writes its text from its cell list; the generic text asks each square."""
+    assert board.to_text() == BaseBoard.to_text(board)
 
 
 @given(boards)

@@ -564,7 +564,7 @@ class Match:
             "position": self.board.to_text(),
             "moves": [str(m) for m in self.board.move_stack],
             "turn": None if self.turn is None else self.turn.label,
-            "legal": [] if self.turn is None else [str(m) for m in self.board.legal_moves],
+            "legal": [] if self.turn is None else [m.name or str(m) for m in self.board.legal_moves],
             "outcome": None if outcome is None else outcome.to_dict(),
             "version": self.version,
             "seats": {c.label: s.kind for c, s in self.seats.items()},

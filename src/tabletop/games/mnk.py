@@ -40,6 +40,7 @@ from tabletop.games.core import (
 __all__ = ["Board", "CaroBoard", "GomokuBoard", "RULES", "RenjuBoard", "StandardGomokuBoard", "gomoku", "tictactoe"]
 
 EMPTY = 0
+_MARKS = ("-", BLACK.symbol, BLACK.other.symbol)  # a cell's mark in position texts, by its value
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
@@ -87,6 +88,12 @@ class Board(BaseBoard):
     def piece_at(self, col: int, row: int) -> Color | None:
         v = self._cells[row * self._width + col]
         return None if v == EMPTY else Color(v - 1)
+
+    def to_text(self) -> str:
+        # the base board's text, read straight from the cells (a new room's state and start use it)
+        w = self._width
+        marks = "".join([_MARKS[v] for v in self._cells])
+        return "/".join([marks[i : i + w] for i in range(0, len(marks), w)]) + " " + self._turn.symbol
 
     # -- rules hooks ------------------------------------------------------------
     def _wins_with(self, length: int, color: Color, ends_blocked: int) -> bool:
