@@ -344,6 +344,19 @@ def test_outbox_sends_in_order_wakes_once_per_batch_and_overflows_at_its_limit()
     asyncio.run(scenario())
 
 
+def test_queued_items_of_several_frames_go_out_frame_by_frame_or_in_one_batch() -> None:
+    from tabletop.server.app import BATCH_FRAMES, payloads
+
+    queued = ['{"type":"ack","seq":1}', '{"n":1}\n{"n":2}']  # an ack, then a change's two events
+    assert payloads(queued, False) == ['{"type":"ack","seq":1}', '{"n":1}', '{"n":2}']
+    assert payloads(queued, True) == ['{"type":"batch","frames":[{"type":"ack","seq":1},{"n":1},{"n":2}]}']
+    assert payloads(['{"n":1}'], True) == ['{"n":1}']
+    many = ["\n".join(f'{{"n":{i}}}' for i in range(BATCH_FRAMES + 1))]
+    sent = payloads(many, True)
+    assert len(sent) == 2 and sent[1] == f'{{"n":{BATCH_FRAMES}}}'  # at most BATCH_FRAMES a batch frame
+    assert sent[0].count('{"n":') == BATCH_FRAMES
+
+
 class _FakeDirect:
     """A :class:`~tabletop.server.wsdirect.DirectSend` stand-in: records frames; its buffer can fill."""
 

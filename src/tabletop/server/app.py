@@ -60,7 +60,8 @@ BATCH_FRAMES = 64  # at most this many frames in one batch frame
 
 
 class Outbox:
-    """The frames waiting for one socket, in order.
+    """The frames waiting for one socket, in order (an item may be several
+    frames, a line each: a change's events come from the bus as one payload).
 
     Two ways out.  With a :class:`~.wsdirect.DirectSend` (the room socket on
     ``tabletop serve``), frames put during one turn of the event loop are
@@ -150,10 +151,12 @@ class Outbox:
         return frames
 
 
-def payloads(frames: list[str], batch: bool) -> list[str]:
-    """The texts to send for ``frames``: each alone, or with ``batch`` up to
-    :data:`BATCH_FRAMES` of them in one batch frame (each frame's text is embedded
-    as it is: nothing is encoded again)."""
+def payloads(queued: list[str], batch: bool) -> list[str]:
+    """The texts to send for what was ``queued`` (each item one frame, or several
+    joined by newlines as the bus carries a change's events): each frame alone,
+    or with ``batch`` up to :data:`BATCH_FRAMES` of them in one batch frame (each
+    frame's text is embedded as it is: nothing is encoded again)."""
+    frames = queued if len(queued) == 1 and "\n" not in queued[0] else "\n".join(queued).split("\n")
     if not batch or len(frames) == 1:
         return frames
     out = []

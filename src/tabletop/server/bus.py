@@ -2,8 +2,9 @@
 
 :class:`LocalBus` (the default) delivers in-process.  :class:`RedisBus` publishes
 on Redis pub/sub (``redis.asyncio``), so several server processes sharing one
-database can each deliver a room's events to their own sockets.  Payloads are
-JSON text; the bus never looks inside them and never touches a database.
+database can each deliver a room's events to their own sockets.  A payload is
+one JSON frame, or several joined by newlines (JSON text has no raw newline);
+the bus never looks inside them and never touches a database.
 """
 
 from __future__ import annotations

@@ -385,9 +385,8 @@ class Room:
                 self.seats[label].last_seq = stored_seq[1]
             if client is not None and seq is not None and error is None:
                 client.send(frame("ack", seq=seq))
-            publish = self.hub.bus.publish
-            for event in m.events[before:]:
-                await publish(self.record.id, self.event_frame(event))
+            # the change's events as one payload, a frame a line: one delivery per socket
+            await self.hub.bus.publish(self.record.id, "\n".join([self.event_frame(e) for e in m.events[before:]]))
             self.after_change()
         if error is not None:
             raise RoomError(error.code, str(error))
