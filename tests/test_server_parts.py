@@ -571,6 +571,48 @@ def test_the_writer_process_commits_reports_conflicts_and_is_restarted_when_it_d
     asyncio.run(other.close())
 
 
+@pytest.mark.parametrize("masked", [True, False])
+def test_whole_text_frames_are_read_and_everything_else_is_left_to_the_parser(masked: bool) -> None:
+    """``text_frame`` reads a client's (masked) or a server's (unmasked) whole text frames
+    as ``websockets`` writes them; a partial, fragmented, control, wrongly masked,
+    oversized or 64-bit-long frame, or bad UTF-8, is left for the parser (``None``)."""
+    from websockets.client import ClientProtocol
+    from websockets.frames import Frame, Opcode
+    from websockets.protocol import State
+    from websockets.server import ServerProtocol
+    from websockets.uri import parse_uri
+
+    from tabletop.server.wsdirect import text_frame
+
+    def wire(*frames: Frame, as_client: bool = masked) -> bytes:
+        side = ClientProtocol(parse_uri("ws://h/"), state=State.OPEN) if as_client else ServerProtocol(state=State.OPEN)
+        for f in frames:
+            side.send_frame(f)
+        return b"".join(side.data_to_send())
+
+    texts = ["", "é" * 62, "x" * 126, "ü" * 3000]
+    data = wire(*(Frame(Opcode.TEXT, t.encode()) for t in texts))
+    at, read = 0, []
+    while at < len(data):
+        text, at = text_frame(data, at, len(data), 2**20, masked)
+        assert text is not None
+        read.append(text)
+    assert read == texts
+    one = wire(Frame(Opcode.TEXT, b'{"type":"ping"}'))
+    for bad in (
+        one[:-1],  # the frame's end has not arrived
+        one[:1],
+        wire(Frame(Opcode.TEXT, b"part", fin=False)),
+        wire(Frame(Opcode.PING, b"")),
+        wire(Frame(Opcode.BINARY, b"xy")),
+        wire(Frame(Opcode.TEXT, b"\xff\xfe")),
+        wire(Frame(Opcode.TEXT, b"x" * 70000)),
+        wire(Frame(Opcode.TEXT, b"x"), as_client=not masked),
+    ):
+        assert text_frame(bad, 0, len(bad), 2**20, masked) == (None, 0)
+    assert text_frame(one, 0, len(one), 3, masked) == (None, 0)  # over the size limit
+
+
 def test_the_benchmarks_lean_websocket_client_sends_receives_and_sees_the_end() -> None:
     from websockets.asyncio.server import serve
 

@@ -5,8 +5,9 @@ The benchmark's players run on the same cores as the server they measure, so
 each frame they read or write takes CPU from it.  ``websockets``' own asyncio
 client is general (keepalive pings, fragmented messages, flow control, locks
 around each send); a player needs less: text frames in, text frames out, and
-an error when the connection ends.  Framing, masking and the handshake are
-still the library's.
+an error when the connection ends.  The handshake, masking and every frame
+but a whole text frame (read here, as the server reads its clients' frames:
+:func:`tabletop.server.wsdirect.text_frame`) are still the library's.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
+
+from tabletop.server.wsdirect import text_frame
 
 __all__ = ["Closed", "LeanSocket", "connect"]
 
@@ -45,6 +48,20 @@ class LeanSocket(asyncio.Protocol):
         self._flush()
 
     def data_received(self, data: bytes) -> None:
+        p = self.protocol
+        if p.state is State.OPEN and p.current_size is None and not p.reader.buffer:
+            # whole text frames are read here, as the server reads its clients' frames
+            at, size = 0, len(data)
+            while at < size:
+                text, end = text_frame(data, at, size, p.max_message_size, masked=False)
+                if text is None:
+                    break
+                self.frames.append(text)
+                at = end
+            if at == size:
+                self._wake()
+                return
+            data = data[at:]
         self.protocol.receive_data(data)
         for event in self.protocol.events_received():
             if isinstance(event, Response):

@@ -35,7 +35,7 @@ except ImportError:  # pragma: no cover - a build without it
     from websockets.utils import apply_mask
 from websockets.protocol import State
 
-__all__ = ["EXTENSION", "DirectProtocol", "DirectSend"]
+__all__ = ["EXTENSION", "DirectProtocol", "DirectSend", "text_frame"]
 
 EXTENSION = "tabletop.direct"
 READ_AHEAD = 16  # received frames that may wait for the application before reading pauses
@@ -167,7 +167,7 @@ class DirectProtocol(WebSocketsSansIOProtocol):
         limit = conn.max_message_size
         at = 0
         while at < size:
-            text, end = _text_frame(data, at, size, limit)
+            text, end = text_frame(data, at, size, limit)
             if text is None:
                 super().data_received(data[at:] if at else data)
                 return
@@ -194,26 +194,29 @@ class DirectProtocol(WebSocketsSansIOProtocol):
             self.transport.pause_reading()
 
 
-def _text_frame(data: bytes, at: int, size: int, limit: int | None) -> tuple[str | None, int]:
-    """The text of the whole masked text frame (FIN, no RSV bits) at ``data[at:]``
-    and the offset after it; ``(None, at)`` for anything else, left to the parser."""
-    if size - at < 6 or data[at] != 0x81:
+def text_frame(data: bytes, at: int, size: int, limit: int | None, masked: bool = True) -> tuple[str | None, int]:
+    """The text of the whole text frame (FIN, no RSV bits) at ``data[at:size]``,
+    masked as a client's frames are (``masked``) or not as a server's, and the
+    offset after it; ``(None, at)`` for anything else, left to the parser."""
+    if size - at < 2 or data[at] != 0x81:
         return None, at
     length = data[at + 1]
-    if not length & 0x80:
-        return None, at  # unmasked: a protocol error, which the parser reports
+    if bool(length & 0x80) is not masked:
+        return None, at  # masked the wrong way for its side: a protocol error, which the parser reports
     length &= 0x7F
+    key = 4 if masked else 0
     if length < 126:
-        start = at + 6
-    elif length == 126 and size - at >= 8:
+        start = at + 2 + key
+    elif length == 126 and size - at >= 4:
         length = (data[at + 2] << 8) | data[at + 3]
-        start = at + 8
+        start = at + 4 + key
     else:
-        return None, at  # 64-bit lengths are far over the frame limit: the parser refuses them
+        return None, at  # a 64-bit length: rare, and the parser checks it against the limit
     end = start + length
     if end > size or (limit is not None and length > limit):
         return None, at
+    payload = data[start:end]
     try:
-        return apply_mask(data[start:end], data[start - 4 : start]).decode(), end
+        return (apply_mask(payload, data[start - 4 : start]) if masked else payload).decode(), end
     except UnicodeDecodeError:
         return None, at
