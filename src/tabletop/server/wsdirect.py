@@ -6,16 +6,20 @@ the connection stops reading until the application takes it.  Both are right
 for a general application and cost a room socket, which sends two or three
 frames per move, most of its time in Python.  :class:`DirectProtocol` is the
 same protocol (the ``websockets`` sans-I/O connection, uvicorn's handshake,
-keepalive and close handling) with two changes:
+keepalive and close handling) with these changes:
 
 - the ASGI scope carries ``scope["extensions"]["tabletop.direct"]``, a
   :class:`DirectSend` with which the application writes a text frame at once,
   from plain code, when the transport takes more data (and learns when it does
   again after a pause);
-- reading pauses only when several received frames wait, not after each one.
+- whole text frames are read by :func:`text_frame`; every other frame, and any
+  frame split across reads, goes to the ``websockets`` parser;
+- received messages wait in a deque with one waiter (the application's one
+  reading task) instead of an ``asyncio.Queue``, and reading pauses only when
+  several wait, not after each one.
 
-Everything else, and any application that ignores the extension, sees plain
-uvicorn.
+Any application that ignores the extension sees uvicorn's behaviour (measured
+in ``benchmarks/RESULTS.md``, "third session").
 """
 
 from __future__ import annotations
@@ -28,12 +32,12 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame
+from websockets.protocol import State
 
 try:
     from websockets.speedups import apply_mask  # websockets' C unmasking
 except ImportError:  # pragma: no cover - a build without it
     from websockets.utils import apply_mask
-from websockets.protocol import State
 
 __all__ = ["EXTENSION", "DirectProtocol", "DirectSend", "text_frame"]
 
