@@ -7,7 +7,7 @@ client is general (keepalive pings, fragmented messages, flow control, locks
 around each send); a player needs less: text frames in, text frames out, and
 an error when the connection ends.  The handshake, masking and every frame
 but a whole text frame (read here, as the server reads its clients' frames:
-:func:`tabletop.server.wsdirect.text_frame`) are still the library's.
+:func:`tabletop.server.wsdirect.read_text_frames`) are still the library's.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from tabletop.server.wsdirect import text_frame
+from tabletop.server.wsdirect import read_text_frames
 
 __all__ = ["Closed", "LeanSocket", "connect"]
 
@@ -51,14 +51,8 @@ class LeanSocket(asyncio.Protocol):
         p = self.protocol
         if p.state is State.OPEN and p.current_size is None and not p.reader.buffer:
             # whole text frames are read here, as the server reads its clients' frames
-            at, size = 0, len(data)
-            while at < size:
-                text, end = text_frame(data, at, size, p.max_message_size, masked=False)
-                if text is None:
-                    break
-                self.frames.append(text)
-                at = end
-            if at == size:
+            at = read_text_frames(data, p.max_message_size, False, self.frames.append)
+            if at == len(data):
                 self._wake()
                 return
             data = data[at:]

@@ -39,7 +39,7 @@ try:
 except ImportError:  # pragma: no cover - a build without it
     from websockets.utils import apply_mask
 
-__all__ = ["EXTENSION", "DirectProtocol", "DirectSend", "text_frame"]
+__all__ = ["EXTENSION", "DirectProtocol", "DirectSend", "read_text_frames", "text_frame"]
 
 EXTENSION = "tabletop.direct"
 READ_AHEAD = 16  # received frames that may wait for the application before reading pauses
@@ -167,16 +167,9 @@ class DirectProtocol(WebSocketsSansIOProtocol):
         ):
             super().data_received(data)
             return
-        size = len(data)
-        limit = conn.max_message_size
-        at = 0
-        while at < size:
-            text, end = text_frame(data, at, size, limit)
-            if text is None:
-                super().data_received(data[at:] if at else data)
-                return
-            self._received(text)
-            at = end
+        at = read_text_frames(data, conn.max_message_size, True, self._received)
+        if at < len(data):
+            super().data_received(data[at:] if at else data)
 
     def handle_text(self, event: Frame) -> None:
         if not event.fin:
@@ -196,6 +189,19 @@ class DirectProtocol(WebSocketsSansIOProtocol):
         if not self.read_paused and self.queue.qsize() >= READ_AHEAD:
             self.read_paused = True
             self.transport.pause_reading()
+
+
+def read_text_frames(data: bytes, limit: int | None, masked: bool, take: Callable[[str], None]) -> int:
+    """Hand the text of each whole text frame at the start of ``data`` to ``take``
+    (see :func:`text_frame`); the offset of the first byte left for the parser."""
+    at, size = 0, len(data)
+    while at < size:
+        text, end = text_frame(data, at, size, limit, masked)
+        if text is None:
+            break
+        take(text)
+        at = end
+    return at
 
 
 def text_frame(data: bytes, at: int, size: int, limit: int | None, masked: bool = True) -> tuple[str | None, int]:
