@@ -316,7 +316,8 @@ def test_outbox_sends_in_order_wakes_once_per_batch_and_overflows_at_its_limit()
     from tabletop.server.app import Outbox
 
     async def scenario() -> None:
-        box = Outbox(limit=3)
+        closed: list[bool] = []
+        box = Outbox(limit=3, on_overflow=lambda: closed.append(True))
         waiting = asyncio.get_running_loop().create_task(box.take())
         await asyncio.sleep(0)
         assert not waiting.done()  # nothing queued: the sender waits
@@ -338,8 +339,13 @@ def test_outbox_sends_in_order_wakes_once_per_batch_and_overflows_at_its_limit()
         box.put("f")  # a fourth unsent frame: the reader is too slow
         box.put("g")
         assert box.overflowed
+        box.sent()
+        assert closed == []  # overflowed, but the frames before it are not sent yet
         assert await box.take() == ["c", "d", "e"]  # what came before the overflow, nothing after
-        assert await asyncio.wait_for(box.take(), 1) == []  # overflowed: no waiting, the sender closes
+        box.sent()
+        box.sent()
+        assert closed == [True]  # sent: the socket is closed, once
+        assert await asyncio.wait_for(box.take(), 1) == []  # overflowed: no waiting
 
     asyncio.run(scenario())
 

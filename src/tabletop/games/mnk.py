@@ -203,7 +203,6 @@ class Board(BaseBoard):
             return Outcome(None, "draw", (0, 0))
         return None
 
-
     def _set_position(self, cells: list[list[Color | None]], turn: Color) -> None:
         flat: list[int] = []
         for row in cells:
@@ -273,7 +272,6 @@ class GomokuBoard(Board):
 
     def variant(self) -> dict[str, object]:
         return {"width": self._width, "height": self._height, "rule": self.rule}
-
 
 
 _MOVE_TABLES: dict[tuple[int, int], list[Move]] = {}

@@ -73,8 +73,8 @@ class Outbox:
 
     A client that stops reading must not grow the server's memory without end:
     past ``limit`` frames the outbox is *overflowed*, takes nothing more, and
-    the socket is closed once the frames before are sent (the client comes back
-    with ``since``).  While *held* (a connection moving into its rematch room)
+    ``on_overflow`` closes the socket once the frames before are sent (the
+    client comes back with ``since``).  While *held* (a connection moving into its rematch room)
     frames wait, so the notice and the new room's state go out together."""
 
     def __init__(
@@ -135,6 +135,11 @@ class Outbox:
             frames, self.frames = self.frames, []
             for payload in payloads(frames, self.batch):
                 direct.write(payload)
+        self.sent()
+
+    def sent(self) -> None:
+        """Called once what was taken is sent: after an overflow, with nothing
+        left to send, the socket is closed (``on_overflow``, once)."""
         if self.overflowed and not self.frames:
             overflow, self.on_overflow = self.on_overflow, lambda: None
             overflow()
@@ -192,7 +197,6 @@ class RawSocket:
     protocol without passing Starlette's middleware, routing and state checks."""
 
     def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self._receive = receive
         self.receive = receive  # the server's own callable: no coroutine of ours around each frame
         self._send = send
         self.query_params = QueryParams(scope.get("query_string", b"").decode("latin-1"))
@@ -201,7 +205,7 @@ class RawSocket:
         self.direct: DirectSend | None = (scope.get("extensions") or {}).get(EXTENSION)
 
     async def accept(self) -> None:
-        message = await self._receive()
+        message = await self.receive()
         if message["type"] != "websocket.connect":
             raise WebSocketDisconnect(1006)
         await self._send({"type": "websocket.accept"})
@@ -603,8 +607,8 @@ async def _pump(websocket: Socket, outbox: Outbox) -> None:
                 return
             for payload in payloads(frames, outbox.batch):
                 await websocket.send_text(payload)
-            if outbox.overflowed and not outbox.frames:
-                await websocket.close(code=1013, reason="too many unread frames; reconnect with since")
+            outbox.sent()
+            if outbox.overflowed:
                 return
     except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
         return
