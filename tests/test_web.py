@@ -222,10 +222,16 @@ def square(page: Page, name: str) -> Any:
 
 
 def play(page: Page, move: str) -> None:
-    """Click ``move`` and wait until the page shows it in the move list."""
+    """Click ``move`` and wait until the page shows it in the move list and the turn after it.
+
+    The server sends ``move_played`` and the ``turn_changed`` (or ``game_ended``) after it
+    as separate frames, so the page can hold the new move with the old turn for a moment.
+    """
     before = len(room(page).get("moves") or [])
     square(page, move).click()
-    page.wait_for_function(f"() => (window.tabletop.room.moves || []).length > {before}")
+    page.wait_for_function(
+        f"() => (window.tabletop.room.moves || []).length > {before} && !window.tabletop.awaitingTurn"
+    )
 
 
 def cells(page: Page) -> list[list[str | None]]:
@@ -308,7 +314,7 @@ def test_tictactoe_full_game_against_the_computer_ends_with_a_result_dialog(
     page.wait_for_url(lambda url: url != old_url and "/play/" in url)
     wait_ready(page)
     assert my_colors(page) == ["white"]
-    page.wait_for_function("() => window.tabletop.room.moves.length === 1")
+    page.wait_for_function("() => window.tabletop.room.moves.length === 1 && !window.tabletop.awaitingTurn")
     assert room(page)["outcome"] is None
     expect(page.locator("#player-black .kind")).to_contain_text("computer")
 
@@ -403,7 +409,7 @@ def test_hot_seat_game_plays_both_colours_and_undo_redo_restore_the_board(page: 
     ring = page.evaluate("() => getComputedStyle(document.activeElement.querySelector('.focus-ring')).stroke")
     assert ring not in ("none", "transparent", "rgba(0, 0, 0, 0)"), "the focused square is outlined"
     page.keyboard.press("Enter")
-    page.wait_for_function("() => window.tabletop.room.moves.length === 1")
+    page.wait_for_function("() => window.tabletop.room.moves.length === 1 && !window.tabletop.awaitingTurn")
     assert labels(page)["e5"].startswith("e5, black"), "the flipped disc turned black"
     # a hint: the engine's score on every move it looked at
     page.get_by_role("button", name="Hint").click()
@@ -421,14 +427,14 @@ def test_hot_seat_game_plays_both_colours_and_undo_redo_restore_the_board(page: 
     expect(page.locator("#player-white .count")).to_have_text("2")
     shot(page, "hotseat-three-moves")
     page.get_by_role("button", name="Undo").click()
-    page.wait_for_function("() => window.tabletop.room.moves.length === 2")
+    page.wait_for_function("() => window.tabletop.room.moves.length === 2 && !window.tabletop.awaitingTurn")
     page.get_by_role("button", name="Undo").click()
-    page.wait_for_function("() => window.tabletop.room.moves.length === 1")
+    page.wait_for_function("() => window.tabletop.room.moves.length === 1 && !window.tabletop.awaitingTurn")
     assert cells(page) == before_undo
     expect(page.locator("#move-list li")).to_have_count(1)
     assert room(page)["turn"] == "white"
     page.get_by_role("button", name="Redo").click()
-    page.wait_for_function("() => window.tabletop.room.moves.length === 2")
+    page.wait_for_function("() => window.tabletop.room.moves.length === 2 && !window.tabletop.awaitingTurn")
     assert room(page)["moves"] == ["f5", "f6"]
     # a reload shows the same game from the server
     page.reload()
@@ -475,7 +481,7 @@ def test_a_forced_pass_is_announced_and_listed(page: Page, base_url: str) -> Non
     wait_ready(page)
     play(page, move)
     expect(page.locator("#message")).to_contain_text(f"{passer.capitalize()} has no move and passes")
-    page.wait_for_function("() => window.tabletop.room.moves.includes('pass')")
+    page.wait_for_function("() => window.tabletop.room.moves.includes('pass') && !window.tabletop.awaitingTurn")
     expect(page.locator("#move-list li").last).to_have_text("pass")
     assert room(page)["turn"] != passer
     shot(page, "reversi-pass-announced")
@@ -538,7 +544,7 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         # live moves reach the other player and the spectator
         play(host, "h8")
         for other in (guest, watcher):
-            other.wait_for_function("() => window.tabletop.room.moves.length === 1")
+            other.wait_for_function("() => window.tabletop.room.moves.length === 1 && !window.tabletop.awaitingTurn")
             assert labels(other)["h8"].startswith("h8, black")
         # the guest's clock runs while it is to move; the host's does not
         first = clock_seconds(guest, "white")
@@ -551,7 +557,7 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         expect(host.locator("#message")).to_contain_text("wait for your opponent")
 
         square(guest, "i9").tap()
-        host.wait_for_function("() => window.tabletop.room.moves.length === 2")
+        host.wait_for_function("() => window.tabletop.room.moves.length === 2 && !window.tabletop.awaitingTurn")
         shot(guest, "online-guest-phone")
         assert guest.evaluate("() => document.documentElement.scrollWidth") <= 375, (
             "no sideways scrolling on a phone"
@@ -563,14 +569,14 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         assert my_colors(guest) == ["white"]
         assert room(guest)["moves"] == ["h8", "i9"]
         play(host, "h9")
-        guest.wait_for_function("() => window.tabletop.room.moves.length === 3")
+        guest.wait_for_function("() => window.tabletop.room.moves.length === 3 && !window.tabletop.awaitingTurn")
         play(guest, "i10")
 
         # a dropped connection reconnects by itself and catches up
         watcher.evaluate("() => window.tabletop.conn.drop()")
         play(host, "h10")
         expect(watcher.locator("#connection")).to_have_text("Connected")
-        watcher.wait_for_function("() => window.tabletop.room.moves.length === 5")
+        watcher.wait_for_function("() => window.tabletop.room.moves.length === 5 && !window.tabletop.awaitingTurn")
         assert room(watcher)["moves"] == ["h8", "i9", "h9", "i10", "h10"]
 
         # takeback: the host asks, the guest accepts, every page goes back one move
@@ -580,7 +586,7 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         shot(guest, "online-takeback-request")
         guest.get_by_role("button", name="Accept").click()
         for p in (host, guest, watcher):
-            p.wait_for_function("() => window.tabletop.room.moves.length === 4")
+            p.wait_for_function("() => window.tabletop.room.moves.length === 4 && !window.tabletop.awaitingTurn")
         assert labels(watcher)["h10"] == "h10, empty"
         # a draw offer the other side declines changes nothing but says so
         guest.get_by_role("button", name="Offer draw").click()
@@ -621,7 +627,7 @@ def test_swap_opening_lets_black_place_three_stones_then_the_computer_chooses(
     play(page, "h10")
     assert labels(page)["i9"].startswith("i9, white")
     # the computer holds the White seat and chooses a colour; then the game goes on
-    page.wait_for_function("() => window.tabletop.room.moves.length >= 4", timeout=60_000)
+    page.wait_for_function("() => window.tabletop.room.moves.length >= 4 && !window.tabletop.awaitingTurn", timeout=60_000)
     state = wait_turn_or_end(page)
     assert state["opening"]["stage"] == "done"
     assert len(my_colors(page)) == 1

@@ -179,6 +179,7 @@ const game = {
   hintTimer: null,
   resultShown: false,
   refreshTimer: null,
+  awaitingTurn: false, // between a move_played and the turn_changed or game_ended after it
 };
 
 function mine(color) {
@@ -282,6 +283,7 @@ function setRoom(state) {
   // a GET answered after newer events arrived on the socket must not turn the board back
   if (previous && typeof state.version === "number" && state.version < previous.version) return;
   game.room = { ...(previous || {}), ...state };
+  game.awaitingTurn = false; // a full state holds the turn that goes with its moves
   game.pos = parsePosition(game.room.position);
   const moves = game.room.moves || [];
   game.positions.set(moves.length, game.room.position);
@@ -388,6 +390,7 @@ function onEvent(event, version) {
       movePlayed(event);
       break;
     case "turn_changed":
+      game.awaitingTurn = false;
       room.turn = event.turn ?? room.turn;
       room.actor = event.actor ?? null;
       if ("opening" in event) room.opening = event.opening;
@@ -406,6 +409,7 @@ function onEvent(event, version) {
       moveUndone(event);
       break;
     case "game_ended":
+      game.awaitingTurn = false;
       room.outcome = event.outcome;
       room.turn = null;
       room.legal = [];
@@ -474,6 +478,7 @@ function movePlayed(event) {
   const room = game.room;
   room.moves = [...(room.moves || []), event.move];
   room.legal = []; // until the turn_changed that follows says what may be played next
+  game.awaitingTurn = true; // the move's turn_changed or game_ended is a separate frame
   game.hints = new Map();
   game.best = null;
   game.thinking = null;
