@@ -221,17 +221,24 @@ def square(page: Page, name: str) -> Any:
     return page.locator(f'#board g.sq[data-move="{name}"]')
 
 
-def play(page: Page, move: str) -> None:
-    """Click ``move`` and wait until the page shows it in the move list and the turn after it.
+def wait_moves(page: Page, moves: str, timeout: float | None = None) -> None:
+    """Wait until ``moves`` (a JavaScript test of ``moves``, the room's move list) holds
+    and the turn that goes with the last move has arrived too.
 
     The server sends ``move_played`` and the ``turn_changed`` (or ``game_ended``) after it
     as separate frames, so the page can hold the new move with the old turn for a moment.
     """
+    page.wait_for_function(
+        f"() => {{ const moves = window.tabletop.room.moves || []; return ({moves}) && !window.tabletop.awaitingTurn; }}",
+        timeout=timeout,
+    )
+
+
+def play(page: Page, move: str) -> None:
+    """Click ``move`` and wait until the page shows it in the move list and the turn after it."""
     before = len(room(page).get("moves") or [])
     square(page, move).click()
-    page.wait_for_function(
-        f"() => (window.tabletop.room.moves || []).length > {before} && !window.tabletop.awaitingTurn"
-    )
+    wait_moves(page, f"moves.length > {before}")
 
 
 def cells(page: Page) -> list[list[str | None]]:
@@ -314,7 +321,7 @@ def test_tictactoe_full_game_against_the_computer_ends_with_a_result_dialog(
     page.wait_for_url(lambda url: url != old_url and "/play/" in url)
     wait_ready(page)
     assert my_colors(page) == ["white"]
-    page.wait_for_function("() => window.tabletop.room.moves.length === 1 && !window.tabletop.awaitingTurn")
+    wait_moves(page, "moves.length === 1")
     assert room(page)["outcome"] is None
     expect(page.locator("#player-black .kind")).to_contain_text("computer")
 
@@ -409,7 +416,7 @@ def test_hot_seat_game_plays_both_colours_and_undo_redo_restore_the_board(page: 
     ring = page.evaluate("() => getComputedStyle(document.activeElement.querySelector('.focus-ring')).stroke")
     assert ring not in ("none", "transparent", "rgba(0, 0, 0, 0)"), "the focused square is outlined"
     page.keyboard.press("Enter")
-    page.wait_for_function("() => window.tabletop.room.moves.length === 1 && !window.tabletop.awaitingTurn")
+    wait_moves(page, "moves.length === 1")
     assert labels(page)["e5"].startswith("e5, black"), "the flipped disc turned black"
     # a hint: the engine's score on every move it looked at
     page.get_by_role("button", name="Hint").click()
@@ -427,14 +434,14 @@ def test_hot_seat_game_plays_both_colours_and_undo_redo_restore_the_board(page: 
     expect(page.locator("#player-white .count")).to_have_text("2")
     shot(page, "hotseat-three-moves")
     page.get_by_role("button", name="Undo").click()
-    page.wait_for_function("() => window.tabletop.room.moves.length === 2 && !window.tabletop.awaitingTurn")
+    wait_moves(page, "moves.length === 2")
     page.get_by_role("button", name="Undo").click()
-    page.wait_for_function("() => window.tabletop.room.moves.length === 1 && !window.tabletop.awaitingTurn")
+    wait_moves(page, "moves.length === 1")
     assert cells(page) == before_undo
     expect(page.locator("#move-list li")).to_have_count(1)
     assert room(page)["turn"] == "white"
     page.get_by_role("button", name="Redo").click()
-    page.wait_for_function("() => window.tabletop.room.moves.length === 2 && !window.tabletop.awaitingTurn")
+    wait_moves(page, "moves.length === 2")
     assert room(page)["moves"] == ["f5", "f6"]
     # a reload shows the same game from the server
     page.reload()
@@ -481,7 +488,7 @@ def test_a_forced_pass_is_announced_and_listed(page: Page, base_url: str) -> Non
     wait_ready(page)
     play(page, move)
     expect(page.locator("#message")).to_contain_text(f"{passer.capitalize()} has no move and passes")
-    page.wait_for_function("() => window.tabletop.room.moves.includes('pass') && !window.tabletop.awaitingTurn")
+    wait_moves(page, "moves.includes('pass')")
     expect(page.locator("#move-list li").last).to_have_text("pass")
     assert room(page)["turn"] != passer
     shot(page, "reversi-pass-announced")
@@ -544,7 +551,7 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         # live moves reach the other player and the spectator
         play(host, "h8")
         for other in (guest, watcher):
-            other.wait_for_function("() => window.tabletop.room.moves.length === 1 && !window.tabletop.awaitingTurn")
+            wait_moves(other, "moves.length === 1")
             assert labels(other)["h8"].startswith("h8, black")
         # the guest's clock runs while it is to move; the host's does not
         first = clock_seconds(guest, "white")
@@ -557,7 +564,7 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         expect(host.locator("#message")).to_contain_text("wait for your opponent")
 
         square(guest, "i9").tap()
-        host.wait_for_function("() => window.tabletop.room.moves.length === 2 && !window.tabletop.awaitingTurn")
+        wait_moves(host, "moves.length === 2")
         shot(guest, "online-guest-phone")
         assert guest.evaluate("() => document.documentElement.scrollWidth") <= 375, (
             "no sideways scrolling on a phone"
@@ -569,14 +576,14 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         assert my_colors(guest) == ["white"]
         assert room(guest)["moves"] == ["h8", "i9"]
         play(host, "h9")
-        guest.wait_for_function("() => window.tabletop.room.moves.length === 3 && !window.tabletop.awaitingTurn")
+        wait_moves(guest, "moves.length === 3")
         play(guest, "i10")
 
         # a dropped connection reconnects by itself and catches up
         watcher.evaluate("() => window.tabletop.conn.drop()")
         play(host, "h10")
         expect(watcher.locator("#connection")).to_have_text("Connected")
-        watcher.wait_for_function("() => window.tabletop.room.moves.length === 5 && !window.tabletop.awaitingTurn")
+        wait_moves(watcher, "moves.length === 5")
         assert room(watcher)["moves"] == ["h8", "i9", "h9", "i10", "h10"]
 
         # takeback: the host asks, the guest accepts, every page goes back one move
@@ -586,7 +593,7 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         shot(guest, "online-takeback-request")
         guest.get_by_role("button", name="Accept").click()
         for p in (host, guest, watcher):
-            p.wait_for_function("() => window.tabletop.room.moves.length === 4 && !window.tabletop.awaitingTurn")
+            wait_moves(p, "moves.length === 4")
         assert labels(watcher)["h10"] == "h10, empty"
         # a draw offer the other side declines changes nothing but says so
         guest.get_by_role("button", name="Offer draw").click()
@@ -627,7 +634,7 @@ def test_swap_opening_lets_black_place_three_stones_then_the_computer_chooses(
     play(page, "h10")
     assert labels(page)["i9"].startswith("i9, white")
     # the computer holds the White seat and chooses a colour; then the game goes on
-    page.wait_for_function("() => window.tabletop.room.moves.length >= 4 && !window.tabletop.awaitingTurn", timeout=60_000)
+    wait_moves(page, "moves.length >= 4", timeout=60_000)
     state = wait_turn_or_end(page)
     assert state["opening"]["stage"] == "done"
     assert len(my_colors(page)) == 1
