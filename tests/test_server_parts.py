@@ -14,8 +14,11 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tabletop.server.bus import LocalBus, RedisBus
+from tabletop.server.rooms import new_room_id
 from tabletop.server.store import ActionRecord, RoomRecord, SeatRecord, SqlStore, StoreConflict
 
 
@@ -75,9 +78,74 @@ def test_a_new_database_is_migrated_to_the_newest_schema(tmp_path: Path) -> None
     names = set(sa.inspect(store.engine).get_table_names())
     assert {"rooms", "seats", "actions", "alembic_version"} <= names
     with store.engine.connect() as conn:
-        assert conn.execute(sa.text("select version_num from alembic_version")).scalar() == "0002"
+        assert conn.execute(sa.text("select version_num from alembic_version")).scalar() == "0003"
         assert conn.execute(sa.text("pragma journal_mode")).scalar() == "wal"
     SqlStore(f"sqlite:///{tmp_path / 'fresh.db'}")  # a second start finds it current
+
+
+# milliseconds from 1970 to the end of the 7-character time prefix (2109)
+_ID_TIMES = st.integers(min_value=0, max_value=64**7 - 1).map(lambda ms: (ms + 0.5) / 1000)
+
+
+@given(_ID_TIMES, _ID_TIMES)
+def test_room_ids_sort_as_their_creation_times_and_keep_72_random_bits(one: float, two: float) -> None:
+    a, b = new_room_id(one), new_room_id(two)
+    assert len(a) == len(b) == 19 and len(a) <= 32  # the rooms table's id column
+    assert set(a + b) <= set("-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
+    if int(one * 1000) != int(two * 1000):
+        assert (a < b) == (one < two)
+    assert a[7:] != b[7:]  # the random part: 12 characters of secrets.token_urlsafe
+
+
+def _alembic(engine: sa.engine.Engine, step: str, revision: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", "tabletop.server:migrations")
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        getattr(command, step)(config, revision)
+
+
+def test_sequence_numbers_survive_the_move_of_seq_onto_the_action_rows(tmp_path: Path) -> None:
+    """A database from before 0003 kept each seat's last seq in the seat row; after the
+    upgrade a move's seq rides on its action row, and a seat's last seq is the larger."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = sa.create_engine(url)
+    _alembic(engine, "upgrade", "0002")
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text(
+                "insert into rooms values ('r', 'tictactoe', '{}', null, '{}', null, 'online', 0, null, 1.0, 0, null)"
+            )
+        )
+        conn.execute(sa.text("insert into seats values ('r', 'black', 'human', 'hb', 5), ('r', 'white', 'human', 'hw', 9)"))
+        conn.execute(sa.text("insert into actions values ('r', 0, 'start', null, null, 1.0)"))
+    store = SqlStore(url)  # migrates to the newest revision
+
+    async def scenario() -> None:
+        loaded = await store.load("r")
+        assert loaded is not None
+        assert (loaded.seats["black"].last_seq, loaded.seats["white"].last_seq) == (5, 9)
+        await store.append("r", [ActionRecord(1, "play", "black", "b2", 2.0)], seq=("black", 6))
+        await store.append("r", [ActionRecord(2, "play", "white", "a1", 3.0)], seq=("white", 3))  # older than 9
+        await store.append("r", [ActionRecord(3, "undo", "black", None, 4.0)])  # no seq
+        loaded = await store.load("r")
+        assert loaded is not None
+        assert (loaded.seats["black"].last_seq, loaded.seats["white"].last_seq) == (6, 9)
+        assert [a.n for a in loaded.actions] == [0, 1, 2, 3]
+        await store.close()
+
+    asyncio.run(scenario())
+    with engine.connect() as conn:
+        seat_column = conn.execute(sa.text("select color, last_seq from seats order by color")).all()
+        assert [tuple(r) for r in seat_column] == [("black", 5), ("white", 9)]  # no update per move
+    _alembic(engine, "downgrade", "0002")  # folds the log's numbers back into the seat rows
+    with engine.connect() as conn:
+        seat_column = conn.execute(sa.text("select color, last_seq from seats order by color")).all()
+        assert [tuple(r) for r in seat_column] == [("black", 6), ("white", 9)]
+        assert "seq" not in {c["name"] for c in sa.inspect(conn).get_columns("actions")}
 
 
 def test_local_bus_delivers_in_order_to_each_subscriber_of_the_room() -> None:

@@ -134,7 +134,7 @@ def test_serve_on_postgresql_migrates_plays_and_keeps_acknowledged_moves_after_k
     try:
         engine = sa.create_engine(postgres_url.replace("postgresql://", "postgresql+psycopg://"))
         with engine.connect() as conn:
-            assert conn.execute(sa.text("select version_num from alembic_version")).scalar() == "0002"
+            assert conn.execute(sa.text("select version_num from alembic_version")).scalar() == "0003"
             assert set(sa.inspect(conn).get_table_names()) >= {"rooms", "seats", "actions"}
         engine.dispose()
         created = first.http.post(

@@ -1,8 +1,9 @@
 """Where rooms live between restarts: a small store interface and its SQL implementation.
 
-A room is stored as its creation record, its seats (token hashes, last move
-sequence number) and the log of *actions* that changed it (a move, an undo, a
-resignation, a flag fall...), each with the wall-clock time it happened.
+A room is stored as its creation record, its seats (token hashes) and the log
+of *actions* that changed it (a move, an undo, a resignation, a flag fall...),
+each with the wall-clock time it happened; a move's action row also carries
+the client's sequence number, so an acknowledged move is one row written.
 Replaying the actions on a fresh :class:`~tabletop.match.Match` rebuilds the
 room exactly, events, versions and clocks included.
 
@@ -81,6 +82,9 @@ actions_table = sa.Table(
     sa.Column("color", sa.String(8), nullable=True),
     sa.Column("arg", sa.Text, nullable=True),
     sa.Column("at", sa.Float, nullable=False),
+    # a move's seat row and client seq (migration 0003): the seat's last_seq is the largest
+    sa.Column("seat", sa.String(8), nullable=True),
+    sa.Column("seq", sa.BigInteger, nullable=True),
 )
 
 class StoreConflict(RuntimeError):
@@ -202,8 +206,8 @@ _ROW_SQL = {
     "room": "INSERT INTO rooms (id, game, options, position, seats, clock, mode, listed, invite_hash,"
     " created, over, rematch) VALUES ({0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0})",
     "seat": "INSERT INTO seats (room_id, color, kind, token_hash, last_seq) VALUES ({0}, {0}, {0}, {0}, {0})",
-    "action": "INSERT INTO actions (room_id, n, kind, color, arg, at) VALUES ({0}, {0}, {0}, {0}, {0}, {0})",
-    "seq": "UPDATE seats SET last_seq = {0} WHERE room_id = {0} AND color = {0}",
+    "action": "INSERT INTO actions (room_id, n, kind, color, arg, at, seat, seq)"
+    " VALUES ({0}, {0}, {0}, {0}, {0}, {0}, {0}, {0})",
     "over": "UPDATE rooms SET over = {0} WHERE id = {0}",
     "rematch": "UPDATE rooms SET rematch = {0} WHERE id = {0}",
 }
@@ -227,8 +231,17 @@ def _room_row(room: RoomRecord) -> tuple[Any, ...]:
     )
 
 
-def _action_rows(room_id: str, actions: list[ActionRecord]) -> list[tuple[Any, ...]]:
-    return [(room_id, a.n, a.kind, a.color, None if a.arg is None else json.dumps(a.arg), a.at) for a in actions]
+def _action_rows(
+    room_id: str, actions: list[ActionRecord], seq: tuple[str, int] | None = None
+) -> list[tuple[Any, ...]]:
+    """The rows of ``actions``; a move's ``seq`` (its seat row, its number) goes on the last one."""
+    rows: list[tuple[Any, ...]] = [
+        (room_id, a.n, a.kind, a.color, None if a.arg is None else json.dumps(a.arg), a.at, None, None)
+        for a in actions
+    ]
+    if seq is not None and rows:
+        rows[-1] = rows[-1][:6] + tuple(seq)
+    return rows
 
 
 def _rows(writes: list[_Rows]) -> dict[str, list[tuple[Any, ...]]]:
@@ -242,9 +255,7 @@ def _rows(writes: list[_Rows]) -> dict[str, list[tuple[Any, ...]]]:
             if w.rematch_of is not None:
                 rows["rematch"].append((w.room.id, w.rematch_of))
         else:
-            rows["action"].extend(_action_rows(w.room_id, w.actions))
-            if w.seq is not None:
-                rows["seq"].append((w.seq[1], w.room_id, w.seq[0]))
+            rows["action"].extend(_action_rows(w.room_id, w.actions, w.seq))
             if w.over:
                 rows["over"].append((True, w.room_id))
     return rows
@@ -620,16 +631,15 @@ class SqlStore:
                 r["color"]: SeatRecord(r["color"], r["kind"], r["token_hash"], r["last_seq"])
                 for r in conn.execute(seats_table.select().where(seats_table.c.room_id == room_id)).mappings()
             }
-            actions = [
-                ActionRecord(
-                    r["n"], r["kind"], r["color"], None if r["arg"] is None else json.loads(r["arg"]), r["at"]
-                )
-                for r in conn.execute(
-                    actions_table.select()
-                    .where(actions_table.c.room_id == room_id)
-                    .order_by(actions_table.c.n)
-                ).mappings()
-            ]
+            actions = []
+            for r in conn.execute(
+                actions_table.select().where(actions_table.c.room_id == room_id).order_by(actions_table.c.n)
+            ).mappings():
+                arg = None if r["arg"] is None else json.loads(r["arg"])
+                actions.append(ActionRecord(r["n"], r["kind"], r["color"], arg, r["at"]))
+                seat = seats.get(r["seat"]) if r["seq"] is not None else None
+                if seat is not None and r["seq"] > seat.last_seq:
+                    seat.last_seq = r["seq"]  # the seat's newest move (rows before 0003: the seat column)
         return StoredRoom(_room(row), seats, actions)
 
     async def live_room_ids(self) -> list[str]:
