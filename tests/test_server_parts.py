@@ -131,6 +131,8 @@ def test_sequence_numbers_survive_the_move_of_seq_onto_the_action_rows(tmp_path:
         await store.append("r", [ActionRecord(1, "play", "black", "b2", 2.0)], seq=("black", 6))
         await store.append("r", [ActionRecord(2, "play", "white", "a1", 3.0)], seq=("white", 3))  # older than 9
         await store.append("r", [ActionRecord(3, "undo", "black", None, 4.0)])  # no seq
+        with pytest.raises(ValueError, match="seq"):
+            await store.append("r", [], seq=("black", 99))  # a seq with no action to carry it
         loaded = await store.load("r")
         assert loaded is not None
         assert (loaded.seats["black"].last_seq, loaded.seats["white"].last_seq) == (6, 9)

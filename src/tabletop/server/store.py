@@ -613,6 +613,9 @@ class SqlStore:
         seq: tuple[str, int] | None = None,
         over: bool = False,
     ) -> None:
+        """Store ``actions``; ``seq`` (seat row, client number) belongs to the last of them."""
+        if seq is not None and not actions:
+            raise ValueError("a move's seq is stored on its action: append the action with it")
         await self._write(_Append(room_id, actions, seq, over))
 
     async def take_seat(self, room_id: str, color: str, token_hash: str) -> bool:
