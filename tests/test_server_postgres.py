@@ -120,7 +120,7 @@ def test_two_stores_on_postgresql_cannot_both_store_the_same_action_number(postg
         loaded = await two.load(room_id)
         assert loaded is not None
         assert [a.arg for a in loaded.actions] == ["b2", "a1", "c3"]
-        assert loaded.seats["black"].last_seq == 2**62  # 64-bit sequence numbers (migration 0002)
+        assert loaded.seats["black"].last_seq == 2**62  # 64-bit, on the action row since migration 0003
         await one.close()
         await two.close()
 
