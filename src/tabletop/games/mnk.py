@@ -154,7 +154,7 @@ class Board(BaseBoard):
     def line_through(self, col: int, row: int, dc: int, dr: int) -> tuple[list[int], int]:
         """The unbroken run of same-coloured stones through (col, row) along
         (dc, dr): its square indices in order, and how many of its two ends are
-        blocked (by the edge or the other colour)."""
+        blocked (by the other colour, or by the edge where :attr:`edge_blocks`)."""
         w, h = self._width, self._height
         cells = self._cells
         v = cells[row * w + col]
@@ -169,7 +169,10 @@ class Board(BaseBoard):
                     run.insert(0, r * w + c)
                 c += sign * dc
                 r += sign * dr
-            if not (0 <= c < w and 0 <= r < h) or cells[r * w + c] != EMPTY:
+            if 0 <= c < w and 0 <= r < h:
+                if cells[r * w + c] != EMPTY:
+                    blocked += 1
+            elif self.edge_blocks:
                 blocked += 1
         return run, blocked
 
@@ -312,19 +315,6 @@ class CaroBoard(GomokuBoard):
 
     def _wins_with(self, length: int, color: Color, ends_blocked: int) -> bool:
         return length >= 6 or (length == 5 and ends_blocked < 2)
-
-    def line_through(self, col: int, row: int, dc: int, dr: int) -> tuple[list[int], int]:
-        """As for every board, but only the opponent's stones block an end."""
-        run, _ = super().line_through(col, row, dc, dr)
-        w, h = self._width, self._height
-        cells = self._cells
-        own = cells[row * w + col]
-        blocked = 0
-        for end, sign in ((run[0], -1), (run[-1], 1)):
-            c, r = end % w + sign * dc, end // w + sign * dr
-            if 0 <= c < w and 0 <= r < h and cells[r * w + c] not in (EMPTY, own):
-                blocked += 1
-        return run, blocked
 
 
 class RenjuBoard(GomokuBoard):
