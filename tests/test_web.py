@@ -207,11 +207,17 @@ def my_colors(page: Page) -> list[str]:
 
 
 def wait_turn_or_end(page: Page, seconds: float = 60.0) -> dict[str, Any]:
-    """Wait until one of this page's seats is to move or the game is over."""
+    """Wait until one of this page's seats has a move to play, or the game is over.
+
+    A forced pass is not such a move: the server plays it itself, and the page holds the
+    passing ``turn_changed`` (legal: only ``pass``) until the pass's frames follow. Nor is
+    the moment between a ``move_played`` and the turn that goes with it (``awaitingTurn``).
+    """
     page.wait_for_function(
         "() => { const t = window.tabletop; const r = t && t.room;"
         " const actor = r && (r.actor || r.turn);"
-        " return r && (r.outcome || (actor && t.seat.tokens[actor] && (r.legal || []).length)); }",
+        " return r && (r.outcome || (actor && t.seat.tokens[actor] && !t.awaitingTurn"
+        " && (r.legal || []).some((m) => m !== 'pass'))); }",
         timeout=seconds * 1000,
     )
     return room(page)
