@@ -94,6 +94,8 @@ class Outbox:
         self.on_overflow = on_overflow
         self._waiter: asyncio.Future[None] | None = None
         self._scheduled = False
+        # a direct outbox is made on the running loop; asking for it per frame costs CPython 3.11 a getpid() call
+        self._loop = asyncio.get_running_loop() if direct is not None else None
         if direct is not None:
             direct.on_writable = self._wake
 
@@ -113,10 +115,10 @@ class Outbox:
             self._wake()
 
     def _wake(self) -> None:
-        if self.direct is not None:
+        if self._loop is not None:
             if not self._scheduled:
                 self._scheduled = True
-                asyncio.get_running_loop().call_soon(self._flush)
+                self._loop.call_soon(self._flush)
             return
         waiter = self._waiter
         if waiter is not None and not waiter.done() and not self.held:

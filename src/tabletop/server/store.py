@@ -535,6 +535,7 @@ class SqlStore:
         self._depth = 1 if self._process is None else WRITER_DEPTH
         self._in_flight = 0
         self._kick_scheduled = False
+        self._kick_loop: asyncio.AbstractEventLoop | None = None
         self.commits = 0
         self.writes = 0
 
@@ -550,12 +551,13 @@ class SqlStore:
 
     # -- writes (group commit) -----------------------------------------------------------
     async def _write(self, work: _Write) -> Any:
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[Any] = loop.create_future()
-        self._pending.append((work, done))
-        if not self._kick_scheduled:
+        loop = self._kick_loop if self._kick_scheduled else None  # a write earlier in this turn found it
+        if loop is None:  # asked once per batch: in CPython 3.11 asking costs a getpid() call
+            loop = self._kick_loop = asyncio.get_running_loop()
             self._kick_scheduled = True
             loop.call_soon(self._kick)  # once this turn of the loop has queued its writes
+        done: asyncio.Future[Any] = loop.create_future()
+        self._pending.append((work, done))
         return await done
 
     def _kick(self) -> None:
