@@ -94,8 +94,8 @@ class Outbox:
         self.on_overflow = on_overflow
         self._waiter: asyncio.Future[None] | None = None
         self._scheduled = False
-        # a direct outbox is made on the running loop; asking for it per frame costs CPython 3.11 a getpid() call
-        self._loop = asyncio.get_running_loop() if direct is not None else None
+        # made on the running loop; asking for it per frame costs CPython 3.11 a getpid() call
+        self._loop = asyncio.get_running_loop()
         if direct is not None:
             direct.on_writable = self._wake
 
@@ -115,7 +115,7 @@ class Outbox:
             self._wake()
 
     def _wake(self) -> None:
-        if self._loop is not None:
+        if self.direct is not None:
             if not self._scheduled:
                 self._scheduled = True
                 self._loop.call_soon(self._flush)
@@ -149,7 +149,7 @@ class Outbox:
     async def take(self) -> list[str]:
         """Everything queued (waits for at least one frame, or the overflow, and for no hold)."""
         while not self.overflowed and (self.held or not self.frames):
-            self._waiter = asyncio.get_running_loop().create_future()
+            self._waiter = self._loop.create_future()
             try:
                 await self._waiter
             finally:
