@@ -53,6 +53,20 @@ def rule_from_bits(value: int) -> str:
     raise ValueError(f"rule {value} is not supported (0 freestyle, 1 standard, 4 renju, 8 caro)")
 
 
+def peak_resident_bytes() -> int:
+    """This process's peak resident memory (``VmHWM`` on Linux; the current resident size elsewhere)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import psutil
+
+    return int(psutil.Process().memory_info().rss)
+
+
 class GomocupError(RuntimeError):
     """An external engine broke the protocol, crashed or ran out of time."""
 
@@ -62,10 +76,11 @@ class GomocupError(RuntimeError):
 # ---------------------------------------------------------------------------------------------
 
 
-# the engine process without its transposition table: 176 MB of resident memory (Python, numpy, numba
-# and its compiled kernels) after START and four 3-second moves with the smallest table
-# (2026-11-24); test_engine_stays_within_its_base_memory measures it again
-ENGINE_BASE_BYTES = 190 * 1024 * 1024
+# What a search adds to the process beside its table (Python objects, the numba kernels' scratch): the
+# engine's peak grows by about 6 MB over its resident size after the warm-up across searching moves, so
+# this leaves more than twice that
+SEARCH_HEADROOM_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_MEMORY = 300 * 1024 * 1024
 MIN_TT_ENTRIES = 10_000
 
 
@@ -88,7 +103,8 @@ class GomocupEngine:
     returns the reply lines (possibly none).  Multi-line commands (BOARD,
     SWAP2BOARD) collect their lines until DONE."""
 
-    def __init__(self, level: int = 10) -> None:
+    def __init__(self, level: int = 10, base_bytes: int | None = None) -> None:
+        """``base_bytes``: the process's memory without its table; measured after the warm-up when not given."""
         from tabletop.ai.gomoku import level_player
 
         self.player = level_player(level)
@@ -99,6 +115,7 @@ class GomocupEngine:
         self.collecting: str | None = None  # "BOARD" or "SWAP2BOARD" while reading lines
         self.collected: list[str] = []
         self.finished = False
+        self.base_bytes = base_bytes
 
     # -- helpers --------------------------------------------------------------------------
     def _new_board(self) -> GomokuBoard:
@@ -113,18 +130,27 @@ class GomocupEngine:
         seconds = turn_seconds(self.info.timeout_turn, self.info.timeout_match, self.info.time_left, stones, default)
         return Limit(seconds=seconds)
 
+    def measured_base_bytes(self) -> int:
+        """The process's memory without its table: its peak resident size once every kernel a move uses is
+        loaded (the warm-up), plus what a search adds.  Measured once, on the machine the engine runs on:
+        the interpreter, numpy and numba take different amounts on different machines."""
+        if self.base_bytes is None:
+            self._warm_up()
+            self.base_bytes = peak_resident_bytes() + SEARCH_HEADROOM_BYTES
+        return self.base_bytes
+
     def _apply_memory_limit(self) -> None:
-        # the transposition table is the only thing that grows (TT_ENTRY_BYTES an entry); the rest
-        # of the process is ENGINE_BASE_BYTES
-        budget = self.info.max_memory if self.info.max_memory > 0 else 300 * 1024 * 1024
+        # the transposition table is the only thing that grows (TT_ENTRY_BYTES an entry); the rest of the
+        # process is measured_base_bytes()
+        budget = self.info.max_memory if self.info.max_memory > 0 else DEFAULT_MAX_MEMORY
         from tabletop.ai.gomoku import engine as engine_module
         from tabletop.ai.gomoku.search import TT_ENTRY_BYTES
 
-        entries = (budget - ENGINE_BASE_BYTES) // TT_ENTRY_BYTES
+        base = self.measured_base_bytes()
+        entries = (budget - base) // TT_ENTRY_BYTES
         if entries < MIN_TT_ENTRIES:
             self.info.pending_message = (f"MESSAGE max_memory {budget} is below what the engine needs without its "
-                                         f"table (about {ENGINE_BASE_BYTES >> 20} MB): it plays with its smallest "
-                                         f"table")
+                                         f"table (about {base >> 20} MB here): it plays with its smallest table")
         else:
             self.info.pending_message = None
         engine_module.TT_ENTRIES = max(MIN_TT_ENTRIES, min(1 << 22, entries))
