@@ -44,6 +44,7 @@ from tabletop.server.models import (
 )
 from tabletop.server.records import record_text
 from tabletop.server.rooms import Client, Room, RoomError, RoomHub, frame
+from tabletop.server.security import secure
 from tabletop.server.settings import Settings
 from tabletop.server.store import SqlStore
 from tabletop.server.workers import AnalysisUnavailable, Pool, analyse_job, evaluate_job
@@ -271,6 +272,7 @@ def create_app(settings: Settings | None = None) -> App:
         summary="Reversi, Gomoku/Renju and Tic-tac-toe rooms over REST and websockets",
         lifespan=lifespan,
     )
+    secure(app)  # security headers on every answer; no secret in the logs
 
     def hub() -> RoomHub:
         h: RoomHub = state["hub"]
