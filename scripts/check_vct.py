@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 import sys
 
-from tabletop.ai import player
+from tabletop.players import player
 from tabletop.ai.gomoku.engine import verified_win
 from tabletop.ai.gomoku.position import Position
 from tabletop.ai.gomoku.threats import ThreatSolver

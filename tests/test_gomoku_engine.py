@@ -9,7 +9,7 @@ import pytest
 
 from gomoku_boards import random_board
 from tabletop.ai import analyse as analyse_any
-from tabletop.ai import player
+from tabletop.players import player
 from tabletop.ai.base import Limit
 from tabletop.ai.gomoku import (
     Position,

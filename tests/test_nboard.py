@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.ai import player as player_from_spec
+from tabletop.players import player as player_from_spec
 from tabletop.ai.base import Limit
 from tabletop.games.core import PASS, Color
 from tabletop.games.reversi import Board

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabletop.ai import SpecError, player
+from tabletop.players import SpecError, player
 from tabletop.ai.base import Limit
 from tabletop.ai.generic import GreedyPlayer, MCTSPlayer, MinimaxPlayer, RandomPlayer
 from tabletop.ai.tictactoe import PerfectPlayer

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop.ai import player as player_from_spec
+from tabletop.players import player as player_from_spec
 from tabletop.ai.base import Limit
 from tabletop.ai.reversi import analyse, kernel, level_player
 from tabletop.ai.reversi.eval import handmade_weights, load_weights

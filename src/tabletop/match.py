@@ -127,7 +127,7 @@ class Seat:
         if self.is_human:
             raise MatchError("not_allowed", "a human seat has no computer player")
         if self._player is None:
-            from tabletop.ai import player
+            from tabletop.players import player
 
             self._player = player(self.kind, game=game)
         return self._player

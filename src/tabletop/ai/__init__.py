@@ -1,71 +1,17 @@
-"""Computer players.  :func:`player` turns a SPEC string into a player.
+"""Computer players that think in-process, and the analysis of a position.
 
-SPECs: ``random``, ``greedy``, ``mcts:PLAYOUTS`` (or ``mcts:SECONDSs``),
-``minimax:SECONDS``, ``perfect`` (Tic-tac-toe), ``level:N`` (1..10, per game),
-``gomocup:COMMAND`` and ``nboard:COMMAND`` (external engines).
-
-Per-game engines live in ``tabletop.ai.<game>`` and expose
-``level_player(n) -> Player`` (and ``analyse(board, limit) -> Analysis``);
-games without an engine get the generic levels of :mod:`tabletop.ai.levels`.
+Per-game engines live in ``tabletop.ai.<game>`` and expose ``level_player(n) -> Player`` (and
+``analyse(board, limit) -> Analysis``); games without an engine get the generic levels of
+:mod:`tabletop.ai.levels`.  A SPEC string becomes a player in :func:`tabletop.players.player`, one
+layer up, because SPECs also name external engines (:mod:`tabletop.protocols`), which build on this
+package.
 """
 
 from __future__ import annotations
 
 from tabletop.ai.base import Analysis, Limit, MoveScore, Player
 
-__all__ = ["Analysis", "Limit", "MoveScore", "Player", "SpecError", "player", "analyse"]
-
-
-class SpecError(ValueError):
-    """A player SPEC that cannot be read; the message names the problem."""
-
-
-def player(spec: str, game: str | None = None) -> Player:
-    """The player named by ``spec`` (see the module docstring).
-
-    >>> player("random").name
-    'random'
-    >>> player("mcts:200").name
-    'mcts:200'
-    """
-    from tabletop.ai import generic
-
-    text = spec.strip()
-    kind, _, arg = text.partition(":")
-    kind = kind.lower()
-    if kind == "random" and not arg:
-        return generic.RandomPlayer()
-    if kind == "greedy" and not arg:
-        return generic.GreedyPlayer()
-    if kind == "perfect" and not arg:
-        from tabletop.ai.tictactoe import PerfectPlayer
-
-        return PerfectPlayer()
-    if kind == "mcts":
-        if arg.endswith("s"):
-            return generic.MCTSPlayer(seconds=_positive_float(spec, arg[:-1]))
-        return generic.MCTSPlayer(playouts=_positive_int(spec, arg or "1000"))
-    if kind == "minimax":
-        return generic.MinimaxPlayer(seconds=_positive_float(spec, arg or "1"))
-    if kind == "level":
-        n = _positive_int(spec, arg)
-        if not 1 <= n <= 10:
-            raise SpecError(f"bad player spec {spec!r}: level must be 1..10")
-        from tabletop.ai.levels import LevelPlayer
-
-        return LevelPlayer(n, game=game)
-    if kind == "gomocup" and arg:
-        from tabletop.protocols.gomocup import GomocupPlayer
-
-        return GomocupPlayer(arg)
-    if kind == "nboard" and arg:
-        from tabletop.protocols.nboard import NBoardPlayer
-
-        return NBoardPlayer(arg)
-    raise SpecError(
-        f"bad player spec {spec!r}: expected random, greedy, perfect, mcts:PLAYOUTS, minimax:SECONDS, "
-        "level:N, gomocup:COMMAND or nboard:COMMAND"
-    )
+__all__ = ["Analysis", "Limit", "MoveScore", "Player", "analyse"]
 
 
 def analyse(board: object, limit: Limit | None = None) -> Analysis:
@@ -75,23 +21,3 @@ def analyse(board: object, limit: Limit | None = None) -> Analysis:
 
     assert isinstance(board, BaseBoard)
     return analyse_position(board, limit)
-
-
-def _positive_int(spec: str, text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise SpecError(f"bad player spec {spec!r}: {text!r} is not a whole number") from None
-    if v <= 0:
-        raise SpecError(f"bad player spec {spec!r}: {v} must be positive")
-    return v
-
-
-def _positive_float(spec: str, text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise SpecError(f"bad player spec {spec!r}: {text!r} is not a number") from None
-    if not v > 0:
-        raise SpecError(f"bad player spec {spec!r}: {v} must be positive")
-    return v

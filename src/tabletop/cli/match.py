@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
-from tabletop.ai import SpecError, player
+from tabletop.players import SpecError, player
 from tabletop.ai.base import Limit
 from tabletop.cli import CliError
 from tabletop.games import GAMES, new_board

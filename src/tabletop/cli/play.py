@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from tabletop.ai import SpecError, player
+from tabletop.players import SpecError, player
 from tabletop.ai.base import Limit
 from tabletop.cli import CliError
 from tabletop.games import GAMES, new_board

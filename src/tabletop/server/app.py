@@ -298,7 +298,7 @@ def create_app(settings: Settings | None = None) -> App:
     @app.post("/api/rooms", response_model=CreatedRoom, status_code=201)
     async def create_room(body: CreateRoom, request: Request) -> CreatedRoom:
         """Create a room; the reply holds the creator's seat tokens and the invite link."""
-        from tabletop.ai import SpecError, player
+        from tabletop.players import SpecError, player
 
         for label, spec in body.seats.items():
             if spec == "human":

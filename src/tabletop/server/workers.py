@@ -45,7 +45,7 @@ def _board(game: str, options: dict[str, Any], position: str | None, moves: list
 
 def choose_job(game: str, options: dict[str, Any], position: str | None, moves: list[str], spec: str) -> str:
     """The move the player ``spec`` chooses after ``moves``."""
-    from tabletop.ai import player
+    from tabletop.players import player
 
     board = _board(game, options, position, moves)
     return str(player(spec, game=game).choose(board, None))
