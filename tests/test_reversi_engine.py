@@ -15,11 +15,11 @@ from tabletop.ai.base import Limit
 from tabletop.ai.reversi import analyse, kernel, level_player
 from tabletop.ai.reversi.eval import handmade_weights, load_weights
 from tabletop.ai.reversi.search import Searcher, square_name, time_for_move
-from tabletop.cli.solve import parse_obf_line
+from tabletop.records.obf import parse_obf_line
 from tabletop.games.core import PASS, Color
 from tabletop.games.reversi import Board, perft_bitboards
 
-DATA = Path(__file__).parent / "data" / "reversi"
+DATA = Path(__file__).parent / "data" / "othello"
 START_BLACK = (1 << (3 * 8 + 4)) | (1 << (4 * 8 + 3))  # e4 and d5
 START_WHITE = (1 << (3 * 8 + 3)) | (1 << (4 * 8 + 4))  # d4 and e5
 # Leaves from the start, a forced pass counted as a ply (../shared/data/othello/perft.md).

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tabletop.cli import main
-from tabletop.cli.solve import parse_obf_line
+from tabletop.records.obf import parse_obf_line
 
-DATA = Path(__file__).parent / "data" / "reversi"
+DATA = Path(__file__).parent / "data" / "othello"
 FFO = (DATA / "fforum-1-19.obf").read_text().splitlines()
 
 

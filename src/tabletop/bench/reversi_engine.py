@@ -173,7 +173,7 @@ def _warm_solver(searcher: Any, sides: tuple[int, int]) -> None:
 
 def ffo_figure(tt_mb: float) -> dict[str, Any]:
     from tabletop.ai.reversi.search import Searcher, square_name
-    from tabletop.cli.solve import parse_obf_line
+    from tabletop.records.obf import parse_obf_line
 
     rows: list[dict[str, Any]] = []
     searcher = Searcher(tt_mb)

@@ -5,7 +5,8 @@ the side to move, then optional ``MOVE:SCORE;`` annotations) is solved with the
 engine's exact solver; the result is printed with the annotation's best score,
 if any, so a test file checks itself.  A malformed line is reported by its
 number and the others are still solved; the exit status is 2 if any failed.
-This module parses and prints; the solving is :mod:`tabletop.ai.reversi.search`'s.
+This module reads arguments and prints; the lines are read by :func:`tabletop.records.obf.parse_obf_line`
+and solved by :mod:`tabletop.ai.reversi.search`.
 """
 
 from __future__ import annotations
@@ -13,67 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ObfPosition", "parse_obf_line", "register", "run"]
+from tabletop.records.obf import parse_obf_line
 
-
-@dataclass
-class ObfPosition:
-    """One OBF line: bitboards of Black and White, the side to move, annotated scores."""
-
-    text: str
-    black: int
-    white: int
-    black_to_move: bool
-    annotations: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def expected_score(self) -> int | None:
-        return max(self.annotations.values()) if self.annotations else None
-
-    def sides(self) -> tuple[int, int]:
-        return (self.black, self.white) if self.black_to_move else (self.white, self.black)
-
-
-def parse_obf_line(line: str) -> ObfPosition:
-    """Read one OBF line; ValueError saying what is wrong otherwise."""
-    text = line.strip()
-    squares, _, rest = text.partition(" ")
-    if len(squares) != 64:
-        raise ValueError(f"expected 64 squares before the side to move, found {len(squares)}")
-    black = white = 0
-    for i, ch in enumerate(squares):
-        if ch in "Xx*":
-            black |= 1 << i
-        elif ch in "Oo":
-            white |= 1 << i
-        elif ch not in "-.":
-            raise ValueError(f"square {i + 1} is {ch!r}, expected -, X or O")
-    fields = rest.strip().split(";")
-    side = fields[0].strip().upper()
-    if side not in ("X", "O"):
-        raise ValueError(f"side to move is {fields[0].strip()!r}, expected X or O")
-    annotations: dict[str, int] = {}
-    for item in fields[1:]:
-        item = item.strip()
-        if not item:
-            continue
-        move, colon, score = item.partition(":")
-        move = move.strip().lower()
-        if not colon or not (move == "pa" or move == "pass" or _is_square(move)):
-            raise ValueError(f"annotation {item!r} is not MOVE:SCORE")
-        try:
-            annotations[move] = int(score.strip())
-        except ValueError:
-            raise ValueError(f"annotation {item!r} has no whole-number score") from None
-    return ObfPosition(squares + " " + side, black, white, side == "X", annotations)
-
-
-def _is_square(text: str) -> bool:
-    return len(text) == 2 and "a" <= text[0] <= "h" and "1" <= text[1] <= "8"
+__all__ = ["register", "run"]
 
 
 def register(sub: Any) -> None:
