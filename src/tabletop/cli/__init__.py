@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 __all__ = ["CliError", "main"]
 
-COMMANDS = ("serve", "play", "match", "perft", "solve", "engine", "convert", "bench", "train")
+COMMANDS = ("serve", "play", "match", "perft", "solve", "engine", "convert", "bench", "train", "db")
 
 
 class CliError(Exception):
