@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from tabletop.cli import CliError
+from tabletop.errors import UsageError as CliError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
