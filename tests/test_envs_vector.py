@@ -1,0 +1,166 @@
+"""VectorEnv: the batched numba environment agrees with the rules library move for move."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop.envs import VectorEnv
+from tabletop.games import mnk, reversi
+from tabletop.games.core import PASS, BaseBoard, Color, Move
+
+
+def _new_board(game: str, options: dict[str, object]) -> BaseBoard:
+    if game == "reversi":
+        return reversi.Board(size=int(options.get("size", 8)))  # type: ignore[call-overload]
+    if game == "tictactoe":
+        return mnk.tictactoe()
+    return mnk.gomoku(size=int(options.get("size", 15)), rule=str(options.get("rule", "freestyle")))  # type: ignore[call-overload]
+
+
+def _move(board: BaseBoard, action: int) -> Move:
+    if action == board.width * board.height:
+        return PASS
+    return board.move_at(action % board.width, action // board.width)
+
+
+def _mask(board: BaseBoard, n_actions: int) -> np.ndarray:
+    mask = np.zeros(n_actions, dtype=bool)
+    for m in board.legal_moves:
+        mask[n_actions - 1 if m.is_pass else m.row * board.width + m.col] = True
+    return mask
+
+
+CASES = [
+    ("reversi", {}, 600),
+    ("reversi", {"size": 6}, 400),
+    ("reversi", {"size": 4}, 200),
+    ("tictactoe", {}, 200),
+    ("gomoku", {"size": 9}, 400),
+    ("gomoku", {"size": 15, "rule": "standard"}, 300),
+    ("gomoku", {"size": 7, "rule": "caro"}, 400),
+]
+
+
+@pytest.mark.parametrize(("game", "options", "steps"), CASES)
+def test_random_games_agree_with_the_rules_library(game: str, options: dict[str, object], steps: int) -> None:
+    venv = VectorEnv(game, num_envs=6, seed=3, **options)
+    obs, info = venv.reset()
+    boards = [_new_board(game, options) for _ in range(venv.num_envs)]
+    finished = 0
+    for _ in range(steps):
+        actions = venv.random_actions().copy()
+        for i in range(venv.num_envs):
+            assert info["action_mask"][i, actions[i]], "random_actions picked an illegal action"
+        obs, reward, terminated, truncated, info = venv.step(actions)
+        assert not truncated.any()
+        for i, board in enumerate(boards):
+            mover = board.turn
+            board.push(_move(board, int(actions[i])))
+            outcome = board.outcome()
+            assert bool(terminated[i]) == (outcome is not None)
+            if outcome is not None:
+                expected = 0.0 if outcome.winner is None else (1.0 if outcome.winner is mover else -1.0)
+                assert reward[i] == expected
+                if game == "reversi":
+                    assert outcome.discs is not None
+                    black, white = outcome.discs
+                    diff = black - white if mover is Color.BLACK else white - black
+                    assert info["disc_difference"][i] == diff
+                finished += 1
+                boards[i] = board = _new_board(game, options)
+            else:
+                assert reward[i] == 0.0
+            assert venv.position_text(i) == board.to_text()
+            assert info["to_play"][i] == int(board.turn)
+            np.testing.assert_array_equal(info["action_mask"][i], _mask(board, venv.n_actions))
+            own, opp = board.turn, board.turn.other
+            for row in range(board.height):
+                for col in range(board.width):
+                    piece = board.piece_at(col, row)
+                    assert obs[i, row, col, 0] == (piece is own)
+                    assert obs[i, row, col, 1] == (piece is opp)
+    assert finished >= 3, "the games should have ended and restarted several times"
+
+
+def test_same_seed_same_games() -> None:
+    runs = []
+    for _ in range(2):
+        venv = VectorEnv("reversi", num_envs=32, seed=11)
+        obs, _ = venv.reset()
+        seen = [obs.copy()]
+        for _ in range(80):
+            obs, reward, *_ = venv.step(venv.random_actions())
+            seen.append(obs.copy())
+        runs.append(np.stack(seen))
+    np.testing.assert_array_equal(runs[0], runs[1])
+    other = VectorEnv("reversi", num_envs=32, seed=12)
+    other.reset()
+    for _ in range(10):
+        obs, *_ = other.step(other.random_actions())
+    assert not np.array_equal(obs, runs[0][10])
+
+
+def test_reset_seed_restarts_the_random_streams() -> None:
+    venv = VectorEnv("gomoku", num_envs=4, size=9)
+    venv.reset(seed=5)
+    first = [venv.random_actions().copy() for _ in range(1)]
+    venv.step(first[0])
+    venv.reset(seed=5)
+    np.testing.assert_array_equal(venv.random_actions(), first[0])
+
+
+def test_an_illegal_action_loses_that_game_and_is_flagged() -> None:
+    venv = VectorEnv("reversi", num_envs=3, seed=0)
+    venv.reset()
+    # game 0: c4 (legal), game 1: a1 (flips nothing), game 2: pass while placements exist
+    c4 = 3 * 8 + 2
+    obs, reward, terminated, truncated, info = venv.step(np.array([c4, 0, 64]))
+    assert list(info["illegal"]) == [False, True, True]
+    assert list(terminated) == [False, True, True]
+    assert list(reward) == [0.0, -1.0, -1.0]
+    assert venv.position_text(1) == reversi.Board().to_text()  # restarted
+    assert venv.position_text(0) != reversi.Board().to_text()
+    venv = VectorEnv("tictactoe", num_envs=1)
+    venv.reset()
+    venv.step(np.array([4]))
+    obs, reward, terminated, truncated, info = venv.step(np.array([4]))  # occupied
+    assert info["illegal"][0] and terminated[0] and reward[0] == -1.0
+
+
+def test_an_action_id_out_of_range_raises_and_changes_nothing() -> None:
+    venv = VectorEnv("tictactoe", num_envs=2)
+    venv.reset()
+    with pytest.raises(ValueError, match="action 9 of game 1 is not an action id"):
+        venv.step(np.array([0, 9]))
+    assert venv.position_text(0) == "---/---/--- X"
+    with pytest.raises(ValueError, match="shape"):
+        venv.step(np.array([0]))
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "message"),
+    [
+        ("gomoku", {"rule": "renju"}, "does not play renju"),
+        ("reversi", {"size": 10}, "not size 10"),
+        ("chess", {}, "unknown game"),
+        ("gomoku", {"colour": 1}, "unknown option"),
+        ("gomoku", {"size": 30}, "5..26"),
+    ],
+)
+def test_bad_options_say_what_is_wrong(game: str, options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        VectorEnv(game, num_envs=2, **options)
+
+
+def test_gomoku_standard_does_not_count_an_overline() -> None:
+    venv = VectorEnv("gomoku", num_envs=1, size=9, rule="standard")
+    venv.reset()
+    # Black: a9 b9 c9 e9 f9 then d9 makes six; White plays the bottom row meanwhile
+    black = [0, 1, 2, 4, 5]
+    white = [72, 73, 74, 75, 80]
+    for b, w in zip(black, white):
+        venv.step(np.array([b]))
+        venv.step(np.array([w]))
+    obs, reward, terminated, truncated, info = venv.step(np.array([3]))
+    assert not terminated[0] and reward[0] == 0.0
