@@ -165,7 +165,7 @@ def make_shard(directory: Path, config: GenConfig, index: int, searcher: Searche
     directory.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as out:
-        np.savez_compressed(out, **data)
+        np.savez_compressed(out, **data)  # type: ignore[arg-type]  # numpy's stub types the first keyword
         out.flush()
         os.fsync(out.fileno())
     os.replace(tmp, path)
