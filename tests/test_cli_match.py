@@ -1,22 +1,38 @@
-"""The tournament runner."""
+"""``tabletop match``: arguments in, a table or one JSON object out (the games are tabletop.tournament's)."""
 
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
 from tabletop.cli import main
-from tabletop.cli.match import elo
+from tabletop.tournament import elo
+
+DESIGN_KEYS = {"games", "wins", "draws", "losses", "score", "elo", "elo_low", "elo_high"}
+
+# An NBoard engine that answers every "go" with a1, never legal from the usual openings.
+ILLEGAL_ENGINE = """
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["ping"]:
+        print("pong", words[1], flush=True)
+    elif words[:1] == ["go"]:
+        print("=== A1", flush=True)
+"""
 
 
 def test_json_result_from_a_side(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["match", "tictactoe", "--a", "perfect", "--b", "random", "--games", "30", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"games", "wins", "draws", "losses", "score", "elo", "elo_low", "elo_high", "black_wins", "white_wins"}
+    assert DESIGN_KEYS | {"black_wins", "white_wins", "failures", "a_seconds_per_move", "b_seconds_per_move"} == set(out)
     assert out["games"] == 30 and out["losses"] == 0 and out["wins"] + out["draws"] == 30
     assert out["black_wins"] + out["white_wins"] == out["wins"]
     assert out["wins"] > 15 and out["elo"] > 100 and out["elo_low"] <= out["elo"] <= out["elo_high"]
+    assert out["failures"] == [] and out["a_seconds_per_move"] > 0 and out["b_seconds_per_move"] > 0
 
 
 def test_parallel_jobs_play_every_game(capsys: pytest.CaptureFixture[str]) -> None:
@@ -28,7 +44,7 @@ def test_parallel_jobs_play_every_game(capsys: pytest.CaptureFixture[str]) -> No
 def test_table_output_names_the_players(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["match", "tictactoe", "--a", "greedy", "--b", "random", "--games", "4"]) == 0
     out = capsys.readouterr().out
-    assert "A = greedy" in out and "Elo" in out
+    assert "A = greedy" in out and "Elo" in out and "seconds per move" in out
 
 
 def test_elo_is_zero_for_an_even_score_and_rises_with_it() -> None:
@@ -47,3 +63,78 @@ def test_black_and_white_wins_are_counted_by_colour(capsys: pytest.CaptureFixtur
     assert main(["match", "tictactoe", "--a", "random", "--b", "perfect", "--games", "20", "--json", "--seed", "3"]) == 0
     swapped = json.loads(capsys.readouterr().out)
     assert swapped["wins"] == 0 and swapped["black_wins"] + swapped["white_wins"] == swapped["losses"]
+
+
+def test_an_engine_that_cannot_start_loses_every_game_by_a_named_crash(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["match", "reversi", "--a", "random", "--b", "nboard:/nonexistent/engine", "--games", "2", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["wins"] == 2 and len(out["failures"]) == 2
+    for number, failure in enumerate(out["failures"], 1):
+        assert failure["game"] == number and failure["player"] == "B" and failure["kind"] == "crash"
+        assert "cannot start" in failure["reason"] and failure["spec"] == "nboard:/nonexistent/engine"
+    assert [f["color"] for f in out["failures"]] == ["white", "black"]
+
+
+def test_an_illegal_answer_is_a_bad_answer_and_the_table_says_so(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    engine = tmp_path / "illegal.py"
+    engine.write_text(ILLEGAL_ENGINE)
+    spec = f"nboard:{sys.executable} {engine}"
+    assert main(["match", "reversi", "--a", spec, "--b", "random", "--games", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["losses"] == 2 and {f["kind"] for f in out["failures"]} == {"bad answer"}
+    assert all(f["player"] == "A" and "illegal move" in f["reason"] for f in out["failures"])
+    assert main(["match", "reversi", "--a", spec, "--b", "random", "--games", "2"]) == 0
+    table = capsys.readouterr().out
+    assert "game 1 lost by A" in table and "bad answer" in table
+
+
+def test_sprt_stops_when_one_side_is_far_stronger(capsys: pytest.CaptureFixture[str]) -> None:
+    # perfect against random at Tic-tac-toe scores about 90%: far above 200 Elo, so H1 comes soon
+    args = ["match", "tictactoe", "--a", "perfect", "--b", "random", "--sprt", "0", "200", "--games", "400", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    sprt = out["sprt"]
+    assert sprt["verdict"] == "H1 accepted" and sprt["llr"] >= sprt["upper"] == pytest.approx(2.944, abs=1e-3)
+    assert sprt["lower"] == pytest.approx(-2.944, abs=1e-3)
+    assert out["games"] == 2 * sprt["pairs"] < 400 and sum(sprt["pentanomial"]) == sprt["pairs"]
+    assert sprt["elo_low"] <= sprt["elo"] <= sprt["elo_high"] and sprt["elo"] > 200
+
+
+def test_sprt_accepts_h0_when_the_players_are_the_same(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["match", "tictactoe", "--a", "perfect", "--b", "perfect", "--sprt", "0", "100", "--games", "400",
+            "--jobs", "2", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["sprt"]["verdict"] == "H0 accepted" and out["draws"] == out["games"] < 400
+
+
+def test_sprt_table_prints_the_llr_its_bounds_and_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["match", "tictactoe", "--a", "perfect", "--b", "random", "--sprt", "0", "50", "--games", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "LLR" in out and "(-2.94, 2.94)" in out and "after 2 pairs" in out and "inconclusive" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--sprt", "10", "5"], "ELO0 (10) must be below ELO1 (5)"),
+        (["--sprt", "0", "5", "--games", "1"], "--games must be at least 2"),
+        (["--games", "0"], "--games must be at least 1"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--think", "-1"], "--think must be positive"),
+    ],
+)
+def test_bad_arguments_are_one_line(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["match", "tictactoe", "--a", "random", "--b", "random", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_bad_spec_or_game_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["match", "tictactoe", "--a", "level:11", "--b", "random"]) == 2
+    err = capsys.readouterr().err
+    assert "--a" in err and "level must be 1..10" in err and len(err.strip().splitlines()) == 1
+    assert main(["match", "chess", "--a", "random", "--b", "random"]) == 2
+    assert "unknown game 'chess'" in capsys.readouterr().err

@@ -7,9 +7,9 @@ import random
 import pytest
 
 from tabletop.ai.gomoku import openings as O
-from tabletop.cli.match import openings, schedule
 from tabletop.games import new_board
 from tabletop.games.core import BLACK, WHITE, BaseBoard, Move
+from tabletop.tournament import openings, schedule
 
 
 def _board(rule: str, size: int = 15) -> BaseBoard:

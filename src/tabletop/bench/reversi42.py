@@ -151,7 +151,7 @@ def play(games: int, depth: int, think: float, root: Path, jobs: int = 1, seed: 
     uses, from ``seed``), each opening played once with each colour; ``jobs``
     games run at a time in separate processes.
     """
-    from tabletop.cli.match import openings
+    from tabletop.tournament import openings
     from tabletop.games.reversi import Board
 
     command = reversi42_command(root, depth)
