@@ -92,10 +92,24 @@ class RedactSecrets(logging.Filter):
         if isinstance(record.msg, str):
             record.msg = redact(record.msg)
         if isinstance(record.args, tuple):
-            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+            record.args = tuple(_redacted(a) for a in record.args)
         elif isinstance(record.args, dict):
-            record.args = {k: redact(v) if isinstance(v, str) else v for k, v in record.args.items()}
+            record.args = {k: _redacted(v) for k, v in record.args.items()}
         return True
+
+
+def _redacted(value: object) -> object:
+    """A log argument without secrets: a string redacted; any other object (uvicorn's
+    trace lines log the whole ASGI scope, query string included) replaced by its
+    redacted text when that text holds a secret, else left as it is, so formatters
+    that read the arguments (uvicorn's access formatter) still get theirs."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, int | float | type(None)):
+        return value
+    text = str(value)
+    clean = redact(text)
+    return value if clean == text else clean
 
 
 # uvicorn's request lines (HTTP on uvicorn.access, websocket handshakes on uvicorn.error) and our own
