@@ -76,12 +76,19 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+# a secret as a query parameter (invite=..., token=...)
 _SECRET_PARAMETER = re.compile(r"((?:^|[?&;\s\"'])(?:invite|token|tokens)=)[^&;\s\"']*", re.IGNORECASE)
+# a secret as a JSON member ("token": "...", "tokens": [...] or {...}); a text cut short still loses it
+_SECRET_MEMBER = re.compile(
+    r"""(["'](?:invite|token|tokens)["']\s*:\s*)("(?:[^"\\]|\\.)*"?|'[^']*'?|\[[^\]]*\]?|\{[^}]*\}?)""", re.IGNORECASE
+)
 
 
 def redact(text: str) -> str:
-    """``text`` with the value of every ``invite=``/``token=`` query parameter replaced."""
-    return _SECRET_PARAMETER.sub(r"\1[redacted]", text)
+    """``text`` with the value of every ``invite``/``token``/``tokens`` query
+    parameter or JSON member replaced (websocket frames show up in debug logs)."""
+    text = _SECRET_PARAMETER.sub(r"\1[redacted]", text)
+    return _SECRET_MEMBER.sub(r'\1"[redacted]"', text)
 
 
 class RedactSecrets(logging.Filter):
@@ -112,8 +119,17 @@ def _redacted(value: object) -> object:
     return value if clean == text else clean
 
 
-# uvicorn's request lines (HTTP on uvicorn.access, websocket handshakes on uvicorn.error) and our own
-LOGGERS = ("uvicorn.access", "uvicorn.error", "uvicorn", "tabletop.server")
+# uvicorn's request lines (HTTP on uvicorn.access; websocket handshakes and, in debug, frames on
+# uvicorn.error; in trace, ASGI scopes on uvicorn.asgi), the websockets library's own, and ours
+LOGGERS = (
+    "uvicorn.access",
+    "uvicorn.error",
+    "uvicorn.asgi",
+    "uvicorn",
+    "websockets.server",
+    "websockets.protocol",
+    "tabletop.server",
+)
 
 
 def secure(app: Any) -> None:
