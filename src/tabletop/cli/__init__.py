@@ -13,12 +13,14 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from tabletop.errors import UsageError
+
 __all__ = ["CliError", "main"]
 
 COMMANDS = ("serve", "play", "match", "perft", "solve", "engine", "convert", "bench", "train", "db")
 
 
-class CliError(Exception):
+class CliError(UsageError):
     """A problem with what the user asked for; printed as one line, exit 2."""
 
 
