@@ -39,6 +39,8 @@ __all__ = [
     "evaluate",
     "solve_root_move",
     "search_root_move",
+    "new_mpc_table",
+    "NO_MPC",
     "new_tables",
     "N_FEATURES",
     "PATTERN_SQUARES",
@@ -1148,9 +1150,32 @@ def solve_root_move(
 
 
 # --------------------------------------------------------------------------- midgame
+# --------------------------------------------------------------------------- selective search
+# Multi-ProbCut: a shallow search predicts a deep one as deep = a + b * shallow + e with
+# e ~ N(0, sigma), fitted by scripts/fit_reversi_mpc.py.  Before searching a node to
+# ``depth``, a null-window search to the fitted shallow depth decides whether the deep
+# value lies beyond (alpha, beta) by more than ``t`` sigmas; if so the node is cut.  The
+# table has a row per number of empty squares and a column per remaining depth; column
+# MPC_END holds the fit against the exact final score, for searches to the end of the game.
+MPC_END = 61
+MPC_MIN_DEPTH = 3  # below this the shallow search costs about what it would save
+MPC_SHALLOW = 0  # the shallow depth (0: no cut for this cell)
+MPC_A = 1
+MPC_B = 2
+MPC_SIGMA = 3  # all three in ``SCALE`` units
+
+
+def new_mpc_table() -> np.ndarray:
+    """An empty cut table (no cuts): rows 0..60 empties, columns 0..60 depth and ``MPC_END``."""
+    return np.zeros((61, MPC_END + 1, 4), dtype=np.float32)
+
+
+NO_MPC = new_mpc_table()
+
+
 @njit(
     "int64(uint64, uint64, int64, int64, int64, boolean, int64, float32[:, ::1], uint64[:, ::1], int32[:, ::1], int64[::1], int64[::1],"
-    " int64[:, :, ::1])",
+    " int64[:, :, ::1], float32[:, :, ::1], float64)",
     cache=True,
 )
 def _search(
@@ -1167,8 +1192,11 @@ def _search(
     nodes: np.ndarray,
     stop: np.ndarray,
     scratch: np.ndarray,
+    mpc: np.ndarray,
+    mpc_t: float,
 ) -> int:
-    """Principal-variation search to ``depth`` plies; ``SCALE`` units per disc."""
+    """Principal-variation search to ``depth`` plies; ``SCALE`` units per disc.  With ``mpc_t`` > 0
+    nodes are cut by Multi-ProbCut (table ``mpc``) at ``mpc_t`` standard deviations."""
     # Typed (non-literal) flags: a literal argument would make numba compile an
     # extra, uncacheable specialisation of the recursive function.
     false_ = nodes[0] < 0
@@ -1179,6 +1207,12 @@ def _search(
     if nodes[1] > 0 and nodes[0] >= nodes[1]:
         stop[0] = 1
         return 0
+    n_empty = count(~(p | o))
+    if depth >= n_empty and n_empty <= SMALL_EMPTIES:
+        # The rest of the game is cheaper to solve than to evaluate: exact, in the window's discs.
+        lo_d = max(-65, alpha // SCALE)
+        hi_d = min(65, -((-beta) // SCALE))
+        return _solve_small(p, o, lo_d, hi_d, passed, nodes) * SCALE
     if depth <= 0:
         return evaluate(p, o, weights)
     n = tt_keys.shape[0]
@@ -1200,8 +1234,80 @@ def _search(
         if passed:
             return _score_over(p, o) * SCALE
         return -_search(
-            o, p, depth, -beta, -alpha, true_, ply, weights, tt_keys, tt_vals, nodes, stop, scratch
+            o,
+            p,
+            depth,
+            -beta,
+            -alpha,
+            true_,
+            ply,
+            weights,
+            tt_keys,
+            tt_vals,
+            nodes,
+            stop,
+            scratch,
+            mpc,
+            mpc_t,
         )
+    if mpc_t > 0.0 and depth >= MPC_MIN_DEPTH:
+        col = MPC_END if depth >= n_empty else depth
+        shallow = int(mpc[n_empty, col, MPC_SHALLOW])
+        if shallow > 0:
+            a = mpc[n_empty, col, MPC_A]
+            b = mpc[n_empty, col, MPC_B]
+            margin = mpc_t * mpc[n_empty, col, MPC_SIGMA]
+            if beta < INF // 2:
+                # deep >= beta with the asked confidence when shallow >= (beta + margin - a) / b
+                bound = int(np.ceil((beta + margin - a) / b))
+                if bound < INF // 2:
+                    v = _search(
+                        p,
+                        o,
+                        shallow,
+                        bound - 1,
+                        bound,
+                        passed,
+                        ply,
+                        weights,
+                        tt_keys,
+                        tt_vals,
+                        nodes,
+                        stop,
+                        scratch,
+                        mpc,
+                        mpc_t,
+                    )
+                    if stop[0]:
+                        return 0
+                    if v >= bound:
+                        return beta
+            if alpha > -INF // 2:
+                bound = int(np.floor((alpha - margin - a) / b))
+                if bound > -INF // 2:
+                    v = _search(
+                        p,
+                        o,
+                        shallow,
+                        bound,
+                        bound + 1,
+                        passed,
+                        ply,
+                        weights,
+                        tt_keys,
+                        tt_vals,
+                        nodes,
+                        stop,
+                        scratch,
+                        mpc,
+                        mpc_t,
+                    )
+                    if stop[0]:
+                        return 0
+                    if v <= bound:
+                        return alpha
+            if tt_keys[slot, 0] == p and tt_keys[slot, 1] == o:
+                tt_move = tt_vals[slot, TT_MOVE]  # the shallow searches' best move orders this one
     sqs = scratch[ply, 0]
     keys = scratch[ply, 1]
     n_moves = 0
@@ -1250,6 +1356,8 @@ def _search(
                 nodes,
                 stop,
                 scratch,
+                mpc,
+                mpc_t,
             )
         else:
             v = -_search(
@@ -1266,6 +1374,8 @@ def _search(
                 nodes,
                 stop,
                 scratch,
+                mpc,
+                mpc_t,
             )
             if alpha < v < beta:
                 v = -_search(
@@ -1282,6 +1392,8 @@ def _search(
                     nodes,
                     stop,
                     scratch,
+                    mpc,
+                    mpc_t,
                 )
         if stop[0]:
             return 0
@@ -1326,8 +1438,11 @@ def search_root_move(
     nodes: np.ndarray,
     stop: np.ndarray,
     scratch: np.ndarray,
+    mpc: np.ndarray,
+    mpc_t: float,
 ) -> int:
-    """Score (mover's side, ``SCALE`` per disc) of playing ``sq`` (-1: pass) and searching ``depth - 1`` more plies."""
+    """Score (mover's side, ``SCALE`` per disc) of playing ``sq`` (-1: pass) and searching ``depth - 1`` more plies
+    (selectively when ``mpc_t`` > 0, see :func:`_search`)."""
     # Typed (non-literal) flags: a literal argument would make numba compile an
     # extra, uncacheable specialisation of the recursive function.
     false_ = nodes[0] < 0
@@ -1335,7 +1450,21 @@ def search_root_move(
     one = true_ + 0  # ply 1, typed int
     if sq < 0:
         return -_search(
-            o, p, depth - 1, -beta, -alpha, true_, one, weights, tt_keys, tt_vals, nodes, stop, scratch
+            o,
+            p,
+            depth - 1,
+            -beta,
+            -alpha,
+            true_,
+            one,
+            weights,
+            tt_keys,
+            tt_vals,
+            nodes,
+            stop,
+            scratch,
+            mpc,
+            mpc_t,
         )
     f = flips(p, o, sq)
     return -_search(
@@ -1352,6 +1481,8 @@ def search_root_move(
         nodes,
         stop,
         scratch,
+        mpc,
+        mpc_t,
     )
 
 

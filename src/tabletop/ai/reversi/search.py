@@ -18,12 +18,32 @@ import numpy as np
 
 from tabletop.ai.reversi import kernel
 from tabletop.ai.reversi.eval import default_weights
+from tabletop.ai.reversi.mpc import default_mpc
 
-__all__ = ["RootScore", "SearchResult", "Searcher", "square_name", "time_for_move"]
+__all__ = [
+    "RootScore",
+    "SearchResult",
+    "Searcher",
+    "estimated_solve_seconds",
+    "square_name",
+    "time_for_move",
+]
 
 DEFAULT_TT_MEGABYTES = 32.0
 ASPIRATION = 2  # discs either side of the midgame estimate for the first exact search
 ORDERING_DEPTH = 8  # midgame plies that order the root moves before an exact solve
+END_SELECTIVITY = 1.0  # standard deviations of the selective endgame search before an exact solve
+UNSTABLE_DROP = 2 * kernel.SCALE  # a score falling this much between iterations makes a position critical
+UNSTABLE_STRETCH = 1.6  # ... and stretches the time target by this factor (up to the hard limit)
+# Exact solves in self-play positions on this machine: about SOLVE_SECONDS_AT_20 at 20 empties,
+# growing SOLVE_GROWTH times per extra empty square (scripts/fit_reversi_mpc.py --solve-times).
+SOLVE_SECONDS_AT_20 = 0.25
+SOLVE_GROWTH = 2.2
+
+
+def estimated_solve_seconds(empties: int) -> float:
+    """About how long an exact solve from ``empties`` empty squares takes here."""
+    return SOLVE_SECONDS_AT_20 * SOLVE_GROWTH ** (empties - 20)
 
 
 def square_name(sq: int) -> str:
@@ -82,12 +102,19 @@ def _squares(mask: int) -> list[int]:
 class Searcher:
     """An engine instance: tables sized by ``tt_megabytes`` (split between midgame and endgame)."""
 
-    def __init__(self, tt_megabytes: float = DEFAULT_TT_MEGABYTES, weights: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        tt_megabytes: float = DEFAULT_TT_MEGABYTES,
+        weights: np.ndarray | None = None,
+        mpc: np.ndarray | None = None,
+    ) -> None:
         if not tt_megabytes > 0:
             raise ValueError(f"the table size must be positive, not {tt_megabytes} MB")
         self.weights = np.ascontiguousarray(
             weights if weights is not None else default_weights(), dtype=np.float32
         )
+        self.mpc = np.ascontiguousarray(mpc if mpc is not None else default_mpc(), dtype=np.float32)
+        self._mpc_t = 0.0  # the running search's selectivity
         self.mid_keys, self.mid_vals = kernel.new_tables(tt_megabytes / 2)
         self.end_keys, self.end_vals = kernel.new_tables(tt_megabytes / 2)
         self.scratch = kernel.new_scratch()
@@ -136,26 +163,66 @@ class Searcher:
         nodes: int | None = None,
         exact_empties: int = 0,
         all_moves: bool = False,
+        selectivity: float = 0.0,
+        target_seconds: float | None = None,
     ) -> SearchResult:
         """Iterative deepening to ``depth`` (or until ``seconds``/``nodes`` run out), then an
         exact solve when at most ``exact_empties`` squares are empty.  ``all_moves`` gives
-        every root move a true score instead of a bound (slower; for analysis)."""
+        every root move a true score instead of a bound (slower; for analysis).
+
+        ``selectivity`` > 0 prunes the midgame with Multi-ProbCut at that many standard
+        deviations and runs a selective search to the end before an exact solve.
+        ``target_seconds`` (at most ``seconds``, the hard limit) is the time the move should
+        take; it stretches when the best move changes or the score drops between iterations."""
         if player & opponent:
             raise ValueError("impossible position: the two sides share a square")
+        if selectivity < 0:
+            raise ValueError(f"the selectivity must be 0 (none) or positive, not {selectivity}")
         start = time.perf_counter()
         self._stop[0] = 0
         self._nodes[0] = 0
         self._nodes[1] = nodes or 0
+        self._mpc_t = float(selectivity)
         timer = None
         if seconds is not None:
             timer = threading.Timer(max(0.0, seconds), self.stop)
             timer.daemon = True
             timer.start()
+        target = seconds if target_seconds is None else min(target_seconds, seconds or target_seconds)
         try:
-            return self._search(player, opponent, depth, seconds, exact_empties, all_moves, start)
+            return self._search(player, opponent, depth, seconds, target, exact_empties, all_moves, start)
         finally:
             if timer is not None:
                 timer.cancel()
+
+    def value(self, player: int, opponent: int, depth: int, selectivity: float = 0.0) -> int:
+        """The position's value to ``depth`` plies (``kernel.SCALE`` units, mover's side); a
+        ``depth`` of at least the empty squares searches to the end of the game."""
+        if player & opponent:
+            raise ValueError("impossible position: the two sides share a square")
+        self._stop[0] = 0
+        self._nodes[1] = 0
+        p, o = np.uint64(player), np.uint64(opponent)
+        inf = kernel.INF
+        return int(
+            kernel._search(
+                p,
+                o,
+                depth,
+                -inf,
+                inf,
+                False,
+                0,
+                self.weights,
+                self.mid_keys,
+                self.mid_vals,
+                self._nodes,
+                self._stop,
+                self.scratch,
+                self.mpc,
+                float(selectivity),
+            )
+        )
 
     def solve(
         self, player: int, opponent: int, *, all_moves: bool = False, seconds: float | None = None
@@ -169,6 +236,7 @@ class Searcher:
         opponent: int,
         depth: int | None,
         seconds: float | None,
+        target: float | None,
         exact_empties: int,
         all_moves: bool,
         start: float,
@@ -188,6 +256,7 @@ class Searcher:
             max_depth = min(max_depth, ORDERING_DEPTH if empties > 14 else 2 if empties > 8 else 0)
         result = SearchResult(best=moves[0], scores=[RootScore(sq, 0.0, False) for sq in moves])
         order = list(moves)
+        previous: tuple[int, int] | None = None  # (best move, its score) of the last iteration
         for d in range(1, max_depth + 1):
             scores = self._iteration(p, o, order, d, all_moves)
             if scores is None:
@@ -198,8 +267,28 @@ class Searcher:
                 scores=[RootScore(sq, round(scores[sq] / kernel.SCALE, 2), False) for sq in order],
                 depth=d,
             )
-            if seconds is not None and time.perf_counter() - start > 0.4 * seconds:
+            if target is not None and seconds is not None and previous is not None and d >= 6:
+                # A critical position (the best move changed, or its score fell): take more time.
+                changed = order[0] != previous[0]
+                dropped = scores[order[0]] < previous[1] - UNSTABLE_DROP
+                if changed or dropped:
+                    target = min(seconds, target * UNSTABLE_STRETCH)
+            previous = (order[0], scores[order[0]])
+            if target is not None and time.perf_counter() - start > 0.4 * target:
                 break  # the next iteration would not finish in time
+        if solve and self._mpc_t > 0 and result.depth and not self.stopped:
+            # A selective search to the end first: a good guess and order for the exact one,
+            # and a far better answer than the midgame's if the time runs out during the solve.
+            t, self._mpc_t = self._mpc_t, END_SELECTIVITY
+            scores = self._iteration(p, o, order, empties, all_moves)
+            self._mpc_t = t
+            if scores is not None:
+                order = sorted(scores, key=lambda sq: -scores[sq])
+                result = SearchResult(
+                    best=order[0],
+                    scores=[RootScore(sq, round(scores[sq] / kernel.SCALE, 2), False) for sq in order],
+                    depth=empties,
+                )
         if solve and not self.stopped:
             guess = int(round(result.scores[0].score)) if result.depth else None
             exact = self._solve_root(p, o, order, all_moves, guess)
@@ -224,7 +313,16 @@ class Searcher:
         inf = kernel.INF
         scores: dict[int, int] = {}
         alpha = -inf
-        args = (self.weights, self.mid_keys, self.mid_vals, self._nodes, self._stop, self.scratch)
+        args = (
+            self.weights,
+            self.mid_keys,
+            self.mid_vals,
+            self._nodes,
+            self._stop,
+            self.scratch,
+            self.mpc,
+            self._mpc_t,
+        )
         for i, sq in enumerate(order):
             if all_moves or i == 0:
                 v = kernel.search_root_move(p, o, sq, depth, -inf, inf, *args)
