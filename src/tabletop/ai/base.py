@@ -32,9 +32,10 @@ class MoveScore:
     move: Move
     score: float
     exact: bool = False
+    book: bool = False  # the score comes from the engine's opening book, not a search
 
     def to_dict(self) -> dict[str, object]:
-        return {"move": str(self.move), "score": self.score, "exact": self.exact}
+        return {"move": str(self.move), "score": self.score, "exact": self.exact, "book": self.book}
 
 
 @dataclass
