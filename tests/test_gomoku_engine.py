@@ -9,7 +9,6 @@ import pytest
 
 from gomoku_boards import random_board
 from tabletop.ai import analyse as analyse_any
-from tabletop.players import player
 from tabletop.ai.base import Limit
 from tabletop.ai.gomoku import (
     Position,
@@ -24,6 +23,7 @@ from tabletop.ai.gomoku import patterns as P
 from tabletop.ai.gomoku.search import Searcher
 from tabletop.games.core import BLACK
 from tabletop.games.mnk import gomoku
+from tabletop.players import player
 
 
 @pytest.mark.parametrize("rule", ["freestyle", "standard", "renju", "caro"])

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tabletop.players import player as player_from_spec
 from tabletop.ai.base import Limit
 from tabletop.games.core import PASS, Color
 from tabletop.games.reversi import Board
+from tabletop.players import player as player_from_spec
 from tabletop.protocols.nboard import NBoardError, NBoardPlayer, game_to_ggf, parse_ggf, run_engine
 
 TABLETOP = str(Path(sys.executable).with_name("tabletop"))

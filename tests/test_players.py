@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tabletop.players import SpecError, player
 from tabletop.ai.base import Limit
 from tabletop.ai.generic import GreedyPlayer, MCTSPlayer, MinimaxPlayer, RandomPlayer
 from tabletop.ai.tictactoe import PerfectPlayer
 from tabletop.games.core import BLACK, WHITE, BaseBoard, Color
 from tabletop.games.mnk import Board, tictactoe
+from tabletop.players import SpecError, player
 
 
 def reachable_positions() -> dict[str, BaseBoard]:

@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop.players import player as player_from_spec
 from tabletop.ai.base import Limit
 from tabletop.ai.reversi import analyse, kernel, level_player
 from tabletop.ai.reversi.eval import handmade_weights, load_weights
 from tabletop.ai.reversi.search import Searcher, square_name, time_for_move
-from tabletop.records.obf import parse_obf_line
 from tabletop.games.core import PASS, Color
 from tabletop.games.reversi import Board, perft_bitboards
+from tabletop.players import player as player_from_spec
+from tabletop.records.obf import parse_obf_line
 
 DATA = Path(__file__).parent / "data" / "othello"
 START_BLACK = (1 << (3 * 8 + 4)) | (1 << (4 * 8 + 3))  # e4 and d5

@@ -151,8 +151,8 @@ def play(games: int, depth: int, think: float, root: Path, jobs: int = 1, seed: 
     uses, from ``seed``), each opening played once with each colour; ``jobs``
     games run at a time in separate processes.
     """
-    from tabletop.tournament import openings
     from tabletop.games.reversi import Board
+    from tabletop.tournament import openings
 
     command = reversi42_command(root, depth)
     book = openings("reversi", Board(), (games + 1) // 2, seed)

@@ -15,12 +15,12 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from tabletop.players import SpecError, player
 from tabletop.ai.base import Limit
 from tabletop.cli import CliError
 from tabletop.games import GAMES, new_board
 from tabletop.games.core import BLACK, WHITE, BaseBoard, Color
 from tabletop.match import Event, Match, MatchError
+from tabletop.players import SpecError, player
 
 HELP = "moves like {example}; u undo, r redo, n new game, h hint, q quit"
 EXAMPLES = {"tictactoe": "b2", "reversi": "f5", "gomoku": "h8"}
