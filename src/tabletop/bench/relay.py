@@ -1,13 +1,14 @@
 """The reference run of ``tabletop bench server --reference``: the same web stack with no work per move.
 
-A raw ASGI app on uvicorn, started with the options of ``tabletop serve``
-(uvloop, no per-message deflate, the same frame size limit), relays each frame
-of a player to the other player of its game and answers the sender with an
-acknowledgement: one frame in and two out per move, as in the game server, of
-about the same sizes.  The server does nothing else: no rules, no storage, no
-JSON.  The players are the benchmark's kind of client (:mod:`.wsclient`, the
-same number of processes, both players of a game in one process, a JSON frame
-read and a move frame written per turn, ``--think`` seconds before each move).
+A plain Starlette websocket app on uvicorn, started with the options of
+``tabletop serve`` (uvloop, the websockets library's sans-I/O protocol, no
+per-message deflate, the same frame size limit), relays each frame of a player
+to the other player of its game and answers the sender with an acknowledgement:
+one frame in and two out per move, as in the game server, of about the same
+sizes.  The server does nothing else: no rules, no storage, no JSON.  The
+players are the benchmark's kind of client (:mod:`.wsclient`, the same number
+of processes, both players of a game in one process, a JSON frame read and a
+move frame written per turn, ``--think`` seconds before each move).
 
 What it measures is the ceiling of this machine and stack for the load: moves
 per second and relay latency when the server's own work per move is nil.  The
@@ -23,68 +24,57 @@ import time
 from typing import Any
 
 import orjson
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 # the frames the game server sends for a move are about this long: keep the bytes comparable
 _PAD = "x" * 160
 
 
-class RelayApp:
-    """Game ``g`` has seats 0 and 1 at ``/relay/g/0`` and ``/relay/g/1``."""
+def relay_app() -> Starlette:
+    """Game ``g`` has seats 0 and 1 at ``/relay/g/0`` and ``/relay/g/1``; ``/`` answers the readiness probe."""
+    seats: dict[str, list[WebSocket | None]] = {}
 
-    def __init__(self) -> None:
-        self.seats: dict[str, list[Any]] = {}
+    async def ready(_request: Request) -> PlainTextResponse:
+        return PlainTextResponse("ok")
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                else:
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
-        if scope["type"] == "http":  # the readiness probe
-            await send({"type": "http.response.start", "status": 200, "headers": []})
-            await send({"type": "http.response.body", "body": b"ok"})
-            return
-        if scope["type"] != "websocket":
-            return
-        _, game, seat_text = scope["path"].rsplit("/", 2)
-        seat = int(seat_text) & 1
-        await receive()  # websocket.connect
-        await send({"type": "websocket.accept"})
-        pair = self.seats.setdefault(game, [None, None])
-        pair[seat] = send
+    async def relay(websocket: WebSocket) -> None:
+        game = websocket.path_params["game"]
+        seat = int(websocket.path_params["seat"]) & 1
+        await websocket.accept()
+        pair = seats.setdefault(game, [None, None])
+        pair[seat] = websocket
         try:
             while True:
-                message = await receive()
-                if message["type"] == "websocket.disconnect":
-                    return
-                text = message.get("text") or ""
-                await send({"type": "websocket.send", "text": '{"type":"ack","of":' + text + "}"})
+                text = await websocket.receive_text()
+                await websocket.send_text('{"type":"ack","of":' + text + "}")
                 other = pair[1 - seat]
                 if other is not None:
-                    payload = '{"type":"moved","of":' + text + ',"pad":"' + _PAD + '"}'
-                    await other({"type": "websocket.send", "text": payload})
+                    await other.send_text('{"type":"moved","of":' + text + ',"pad":"' + _PAD + '"}')
+        except WebSocketDisconnect:
+            pass
         finally:
             pair[seat] = None
+
+    return Starlette(routes=[Route("/", ready), WebSocketRoute("/relay/{game}/{seat:int}", relay)])
 
 
 def serve(port: int) -> None:
     """Run the relay (in a child process) until terminated."""
     import uvicorn
 
-    from tabletop.server.wsdirect import DirectProtocol
-
     uvicorn.run(
-        RelayApp(),
+        relay_app(),
         host="127.0.0.1",
         port=port,
         log_level="warning",
         ws_max_size=65536,
         ws_per_message_deflate=False,
-        ws=DirectProtocol,  # the server's protocol class (the relay sends through ASGI all the same)
-        lifespan="on",
+        ws="websockets-sansio",
+        lifespan="off",
     )
 
 
@@ -103,7 +93,7 @@ async def _player(
         if first:
             seq += 1
             stats["sent"][key] = time.perf_counter()
-            ws.send(orjson.dumps({"type": "move", "move": "b2", "seq": seq}).decode())
+            await ws.send(orjson.dumps({"type": "move", "move": "b2", "seq": seq}).decode())
         async for raw in ws:
             if stop.is_set():
                 break
@@ -120,9 +110,9 @@ async def _player(
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             seq += 1
             stats["sent"][key] = time.perf_counter()
-            ws.send(orjson.dumps({"type": "move", "move": rng.choice(["a1", "b2", "c3"]), "seq": seq}).decode())
+            await ws.send(orjson.dumps({"type": "move", "move": rng.choice(["a1", "b2", "c3"]), "seq": seq}).decode())
     finally:
-        ws.close()
+        await ws.close()
 
 
 async def _clients(port: int, games: list[int], think: float, window: Any, out: Any) -> dict[str, Any]:

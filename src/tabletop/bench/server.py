@@ -10,8 +10,8 @@ measures; it changes no server code path.  The players run in ``--clients``
 processes (both players of a game in the same one, which times the relay), and
 each player keeps one connection for the whole run: it asks for batched frames
 (``?batch=1``) and follows each rematch into its new room (``?follow=1``).
-The players use :mod:`.wsclient`, a lean client that takes less of the cores
-the server shares with them.
+The players connect with the ``websockets`` library's asyncio client
+(:mod:`.wsclient`, the same options for the reference relay).
 """
 
 from __future__ import annotations
@@ -100,9 +100,9 @@ async def _player(
             await _play(ws, room, token, me, think, stats, stop)
         finally:
             stats.sockets.discard(ws)
-            ws.close()
+            await ws.close()
         if not stop.is_set():
-            raise Closed("the server closed the connection in the middle of the run")
+            raise ConnectionError("the server closed the connection in the middle of the run")
     except Closed:
         if not stop.is_set():
             raise  # a drop in the middle of the run is an error; at the end it is the runner closing
@@ -115,7 +115,7 @@ async def _play(
     (``?batch=1``) and follows each rematch into its new room (``?follow=1``)."""
     rng = random.Random()
     loads = orjson.loads
-    ws.send(orjson.dumps({"type": "hello", "token": token}).decode())
+    await ws.send(orjson.dumps({"type": "hello", "token": token}).decode())
     seq = 0
     async for raw in ws:
         if stop.is_set():
@@ -147,7 +147,7 @@ async def _play(
                     turn = None
                     if me == "black" and stats.measuring():
                         stats.games += 1
-                    ws.send('{"type":"rematch"}')
+                    await ws.send('{"type":"rematch"}')
                 elif ev == "rematch_started":
                     turn = None  # the server moves this connection to the new room: a state frame follows
             elif kind == "error" and frame.get("code") not in ("rematch_exists",):
@@ -160,7 +160,7 @@ async def _play(
             seq += 1
             ply = frame_ply(last)
             stats.sent[(room, ply + 1)] = time.perf_counter()
-            ws.send(orjson.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}).decode())
+            await ws.send(orjson.dumps({"type": "move", "move": rng.choice(legal), "seq": seq}).decode())
 
 
 def frame_ply(frame: dict[str, Any]) -> int:
@@ -198,8 +198,7 @@ async def _clients(base: str, seats: list[Seat], think: float, window: Any, out:
             break
         await asyncio.sleep(0.1)
     stop.set()
-    for ws in list(stats.sockets):
-        ws.close()
+    await asyncio.gather(*(ws.close() for ws in list(stats.sockets)), return_exceptions=True)
     results = await asyncio.gather(*tasks, return_exceptions=True)
     failures = [r for r in results if isinstance(r, BaseException)]
     return {
