@@ -46,14 +46,18 @@ def gym_env(
     opponent: str = "random",
     color: str = "black",
     render_mode: str | None = None,
+    illegal_action: str = "raise",
     **options: Any,
 ) -> TabletopGymEnv:
     """A Gymnasium environment: the agent plays ``color`` in ``game`` against the player
-    ``opponent`` (any SPEC: ``random``, ``level:N``, ``mcts:PLAYOUTS``, ``nboard:COMMAND``, ...)."""
+    ``opponent`` (any SPEC: ``random``, ``level:N``, ``mcts:PLAYOUTS``, ``nboard:COMMAND``, ...).
+    ``illegal_action``: ``"raise"`` (``ValueError``) or ``"lose"`` (the agent loses that game)."""
     _need_extra("gymnasium")
     from tabletop.envs.single import TabletopGymEnv
 
-    return TabletopGymEnv(game, opponent=opponent, color=color, render_mode=render_mode, **options)
+    return TabletopGymEnv(
+        game, opponent=opponent, color=color, render_mode=render_mode, illegal_action=illegal_action, **options
+    )
 
 
 def _need_extra(module: str) -> None:
