@@ -1,0 +1,228 @@
+// Server frames and room events applied to the page's state: a move, a turn,
+// an undo, the end, requests and presence.  Each handler changes the state and
+// redraws; anything it cannot apply by itself is fetched again (refreshSoon).
+
+import { $, say } from "/web/dom.js";
+import { parsePosition, squareAt } from "/web/board.js";
+import { saveSeat } from "/web/net.js";
+import { game, COLORS, SQUARE, mine, colorName } from "/web/state.js";
+import { setRoom, refreshSoon, lastPlacement, positionText } from "/web/room.js";
+import { render } from "/web/render.js";
+import { askOrWait, closeRequest, gameEnded, showHint } from "/web/result.js";
+
+export function onFrame(frame) {
+  switch (frame.type) {
+    case "state":
+      adoptSeats(frame.you);
+      setRoom(frame.state || frame.room || frame);
+      break;
+    case "event":
+      onEvent(frame.event || {}, frame.version);
+      break;
+    case "ack":
+      game.conn.acked(frame);
+      break;
+    case "hint":
+      showHint(frame.analysis || {});
+      break;
+    case "watchers":
+      game.watchers = frame.count ?? frame.watchers;
+      if (frame.seats && game.room && game.room.seats) {
+        for (const [color, connected] of Object.entries(frame.seats)) {
+          const seat = game.room.seats[color];
+          if (seat && typeof seat === "object") seat.connected = Boolean(connected);
+        }
+      }
+      render();
+      break;
+    case "error":
+      onError(frame);
+      break;
+    default:
+      break;
+  }
+}
+
+/** The server names the seats this connection holds; after a colour swap a single
+ * token may now play the other colour. */
+function adoptSeats(you) {
+  const tokens = Object.values(game.seat.tokens || {});
+  if (!Array.isArray(you) || you.length !== 1 || tokens.length !== 1) return;
+  if (game.seat.tokens[you[0]]) return;
+  game.seat.tokens = { [you[0]]: tokens[0] };
+  saveSeat(game.id, game.seat);
+}
+
+function onError(frame) {
+  if (frame.code === "unknown_room") {
+    game.conn.close(); // reconnecting cannot bring back a room the server does not know
+    say("There is no such game.", 0);
+    return;
+  }
+  if (frame.code === "bad_token") {
+    say("This browser's seat is no longer valid; you are watching.", 0);
+    return;
+  }
+  say(frame.message || frame.code || "The server refused that.");
+  $("hint").disabled = false;
+}
+
+function onEvent(event, version) {
+  const room = game.room;
+  if (!room) return;
+  if (typeof version === "number") {
+    if (version <= room.version) return; // already part of the state we hold
+    room.version = version;
+  }
+  switch (event.kind) {
+    case "move_played":
+      movePlayed(event);
+      break;
+    case "turn_changed":
+      game.awaitingTurn = false;
+      room.turn = event.turn ?? room.turn;
+      room.actor = event.actor ?? null;
+      if ("opening" in event) room.opening = event.opening;
+      if (event.legal) room.legal = event.legal;
+      if ("forbidden" in event) room.forbidden = event.forbidden;
+      else if (room.game === "gomoku") refreshSoon(); // forbidden points change with every stone
+      if (event.clocks) {
+        room.clocks = event.clocks;
+        game.clocksAt = performance.now();
+      }
+      game.thinking = null;
+      if (event.passing) announcePass(room.turn);
+      render();
+      break;
+    case "move_undone":
+      moveUndone(event);
+      break;
+    case "game_ended":
+      game.awaitingTurn = false;
+      room.outcome = event.outcome;
+      room.turn = null;
+      room.legal = [];
+      game.thinking = null;
+      if (event.clocks) room.clocks = event.clocks;
+      render();
+      gameEnded();
+      break;
+    case "takeback_requested":
+      askOrWait(event.color, "takeback");
+      break;
+    case "takeback_answered":
+      closeRequest();
+      if (!mine(event.color)) say(event.accept ? "Takeback accepted." : "Takeback declined.", 5000, "info");
+      break;
+    case "draw_offered":
+      askOrWait(event.color, "draw");
+      break;
+    case "draw_answered":
+      closeRequest();
+      if (!mine(event.color)) say(event.accept ? "Draw agreed." : "Draw declined.", 5000, "info");
+      break;
+    case "thinking":
+      game.thinking = event.color || room.turn;
+      render();
+      break;
+    case "colors_chosen":
+      say(event.swapped ? `${colorName(event.color)} takes ${event.choice}: the players swap colours.`
+        : `${colorName(event.color)} keeps ${event.choice}.`, 6000, "info");
+      // the seats may have changed hands: start over from a full state, which names ours
+      if (event.swapped) game.conn.restart();
+      else refreshSoon();
+      break;
+    case "opening_started":
+    case "opening_choice_required":
+    case "opening_choice_made":
+      refreshSoon();
+      break;
+    case "rematch_offered":
+      askOrWait(event.color, "rematch");
+      break;
+    case "watchers":
+      game.watchers = event.count ?? event.watchers;
+      render();
+      break;
+    case "seat_joined":
+    case "seat_connected":
+    case "seat_disconnected":
+    case "connection_changed":
+    case "game_started":
+    case "rematch":
+    case "rematch_started":
+      if (event.room && event.room !== game.id) {
+        followRematch(event);
+        return;
+      }
+      refreshSoon();
+      break;
+    default:
+      refreshSoon();
+      break;
+  }
+}
+
+function movePlayed(event) {
+  const room = game.room;
+  room.moves = [...(room.moves || []), event.move];
+  room.legal = []; // until the turn_changed that follows says what may be played next
+  game.awaitingTurn = true; // the move's turn_changed or game_ended is a separate frame
+  game.hints = new Map();
+  game.best = null;
+  game.thinking = null;
+  game.flips = new Set();
+  // the stone's colour is the side to move in the position; during a swap opening
+  // one seat places stones of both colours, so event.color (the seat) may differ
+  const stone = game.pos.turn;
+  if (event.move === "pass") {
+    announcePass(event.color);
+  } else {
+    const at = squareAt(room.game, game.pos.height, event.move);
+    if (at) game.pos.cells[at.row][at.col] = stone;
+    for (const name of event.flips || []) {
+      const f = squareAt(room.game, game.pos.height, name);
+      if (f) game.pos.cells[f.row][f.col] = stone;
+    }
+    game.flips = new Set(event.flips || []);
+    game.last = event.move;
+  }
+  game.pos.turn = stone === "black" ? "white" : "black";
+  room.position = positionText(game.pos);
+  game.positions.set(room.moves.length, room.position);
+  if (event.position) room.position = event.position;
+  if (!SQUARE.test(event.move) && event.move !== "pass") refreshSoon(); // an opening choice such as "swap"
+  render();
+}
+
+function moveUndone(event) {
+  const room = game.room;
+  const moves = (room.moves || []).slice(0, Math.max(0, (event.ply || room.moves.length) - 1));
+  room.moves = moves;
+  room.outcome = null;
+  game.resultShown = false;
+  game.hints = new Map();
+  game.flips = new Set();
+  const known = game.positions.get(moves.length);
+  if (known) {
+    room.position = known;
+    game.pos = parsePosition(known);
+    game.last = lastPlacement(moves);
+  } else {
+    refreshSoon();
+  }
+  render();
+}
+
+function announcePass(color) {
+  say(`${colorName(color)} has no move and passes.`, 6000, "info");
+}
+
+function followRematch(event) {
+  const tokens = event.tokens || {};
+  const next = event.room;
+  const seat = { tokens: {}, invite: event.invite || null, seq: 0, mode: game.seat.mode };
+  for (const color of COLORS) if (tokens[color]) seat.tokens[color] = tokens[color];
+  saveSeat(next, seat);
+  location.assign(`/play/${encodeURIComponent(next)}`);
+}

@@ -1,0 +1,61 @@
+// The game screen's start: take a seat (invite link), load the room, open its
+// websocket and keep the clocks ticking.
+
+import { $, say } from "/web/dom.js";
+import { api, ApiError, loadSeat, saveSeat, RoomConnection } from "/web/net.js";
+import { game, isPlayer } from "/web/state.js";
+import { setRoom } from "/web/room.js";
+import { onFrame } from "/web/events.js";
+import { tickClocks } from "/web/render.js";
+import { bindControls } from "/web/controls.js";
+
+export async function initPlay(roomId) {
+  $("play-view").hidden = false;
+  game.id = roomId;
+  game.seat = loadSeat(roomId);
+  const params = new URLSearchParams(location.search);
+  const invite = params.get("invite");
+  if (invite && !isPlayer()) {
+    try {
+      const joined = await api("POST", `/api/rooms/${encodeURIComponent(roomId)}/join`, { invite });
+      game.seat = { tokens: { [joined.seat]: joined.token }, invite: null, seq: 0, mode: "online" };
+      saveSeat(roomId, game.seat);
+    } catch (error) {
+      const why = error instanceof ApiError && error.status === 409
+        ? "Both seats are taken, so you are watching this game."
+        : error instanceof ApiError && error.status === 404
+          ? "There is no such game."
+          : `Could not join (${error.message}); you are watching.`;
+      say(why, 0);
+    }
+  }
+  if (invite) history.replaceState(null, "", `/play/${encodeURIComponent(roomId)}`);
+  bindControls();
+  try {
+    setRoom(await api("GET", `/api/rooms/${encodeURIComponent(roomId)}`));
+  } catch (error) {
+    say(error instanceof ApiError && error.status === 404 ? "There is no such game." : error.message, 0);
+    return;
+  }
+  game.conn = new RoomConnection(roomId, game.seat, {
+    onFrame: onFrame,
+    onStatus: showConnection,
+    currentVersion: () => (game.room ? game.room.version : null),
+  });
+  game.conn.open();
+  setInterval(tickClocks, 250);
+  window.tabletop = game; // lets tests and curious users look inside
+}
+
+function showConnection(status) {
+  const badge = $("connection");
+  badge.hidden = false;
+  badge.dataset.status = status;
+  badge.textContent = {
+    connecting: "Connecting…",
+    connected: "Connected",
+    reconnecting: "Reconnecting…",
+    closed: "Offline",
+  }[status] || status;
+}
+

@@ -1,0 +1,198 @@
+// Drawing the game screen from the page's state: the board, the players bar,
+// the status line, the move list, the controls and the clocks.  Nothing here
+// changes the state except the one-shot flip animation and the focus.
+
+import { $ } from "/web/dom.js";
+import { drawBoard } from "/web/board.js";
+import { game, COLORS, SQUARE, actorOf, colorName, counts, forbiddenMap, gameTitle, isComputer, isLocal, isPlayer, mine, openingStage, seatConnected, seatKind } from "/web/state.js";
+import { resultWords } from "/web/result.js";
+
+export function render() {
+  const room = game.room;
+  if (!room) return;
+  const board = $("board");
+  const hadFocus = board.contains(document.activeElement);
+  const actor = actorOf(room);
+  const legal = new Set(actor && mine(actor) ? room.legal || [] : []);
+  const outcome = room.outcome;
+  const svg = drawBoard({
+    game: room.game,
+    pos: game.pos,
+    last: game.last,
+    legal,
+    // in m,n,k games every empty point is legal, so marking them all says nothing
+    showLegal: $("show-legal").checked && room.game === "reversi",
+    forbidden: forbiddenMap(),
+    winning: new Set(outcome && outcome.cells ? outcome.cells : []),
+    flips: game.flips,
+    hints: game.hints,
+    best: game.best,
+    focus: game.focus,
+  });
+  board.replaceChildren(svg);
+  board.dataset.game = room.game;
+  board.dataset.turn = room.turn || "";
+  board.dataset.moves = String((room.moves || []).length);
+  game.flips = new Set(); // animate once
+  if (hadFocus) focusSquare(game.focus);
+  renderPlayers();
+  renderStatus();
+  renderMoves();
+  renderControls();
+  renderSpecialMoves();
+  document.title = `tabletop — ${gameTitle(room.game)}`;
+}
+
+function renderPlayers() {
+  const room = game.room;
+  const n = counts();
+  document.querySelector(".players").dataset.game = room.game;
+  for (const color of COLORS) {
+    const panel = $(`player-${color}`);
+    panel.querySelector(".name").textContent = colorName(color);
+    let kind;
+    if (isComputer(color)) kind = seatKind(color).replace(/^level:(\d+)$/, "computer, level $1");
+    else if (mine(color)) kind = isLocal() && mine(color === "black" ? "white" : "black") ? "player" : "you";
+    else kind = isLocal() || !isPlayer() ? "player" : "opponent";
+    if (!isComputer(color) && !mine(color) && !seatConnected(color)) kind += ", away";
+    panel.querySelector(".kind").textContent = kind;
+    const count = panel.querySelector(".count");
+    count.hidden = room.game !== "reversi";
+    count.textContent = String(n[color]);
+    panel.classList.toggle("to-move", actorOf(room) === color);
+    panel.setAttribute("aria-current", actorOf(room) === color ? "true" : "false");
+    panel.querySelector(".clock").hidden = !room.clocks;
+  }
+  tickClocks();
+}
+
+function renderStatus() {
+  const room = game.room;
+  let text;
+  if (room.outcome) text = `Game over: ${resultWords(room.outcome).title}`;
+  else if (!actorOf(room)) text = "Waiting for the game to start.";
+  else {
+    const actor = actorOf(room);
+    const stage = openingStage(room);
+    if (stage === "place") {
+      const left = room.opening.stones_left;
+      text = `Opening (${room.opening.rule}): ${colorName(actor)} places ${left} more stone${left === 1 ? "" : "s"}, next a ${room.turn} stone`;
+    } else if (stage === "choose") {
+      text = `Opening (${room.opening.rule}): ${colorName(actor)} chooses a colour`;
+    } else {
+      text = `${colorName(actor)} to move`;
+    }
+    if (game.thinking || (isComputer(actor) && !mine(actor))) text += " — the computer is thinking…";
+    else if (mine(actor) && !isLocal()) text += " — your turn";
+    else if (!mine(actor) && isPlayer() && !isLocal()) text += " — waiting for your opponent";
+  }
+  if (room.game === "reversi" && !room.outcome) {
+    const n = counts();
+    text += ` · ${n.black}–${n.white}`;
+  }
+  $("status").textContent = text;
+  $("watchers").textContent = typeof game.watchers === "number"
+    ? `${game.watchers} watching` : "";
+}
+
+function renderMoves() {
+  const list = $("move-list");
+  const moves = game.room.moves || [];
+  list.textContent = "";
+  moves.forEach((move, i) => {
+    const li = document.createElement("li");
+    li.textContent = move;
+    li.className = moverOf(i);
+    list.append(li);
+  });
+  list.scrollTop = list.scrollHeight;
+}
+
+/** The colour that played ply i: moves alternate, a pass is a move too. */
+function moverOf(i) {
+  return i % 2 === 0 ? "black" : "white";
+}
+
+function renderControls() {
+  const room = game.room;
+  const player = isPlayer();
+  const local = isLocal();
+  const over = Boolean(room.outcome);
+  for (const b of document.querySelectorAll("[data-local]")) b.hidden = !player || !local;
+  for (const b of document.querySelectorAll("[data-online]")) b.hidden = !player || local;
+  $("undo").disabled = !(room.moves || []).length;
+  $("resign").hidden = !player;
+  $("resign").disabled = over || !room.turn;
+  $("hint").hidden = !player;
+  $("hint").disabled = over || !room.turn;
+  $("rematch").hidden = !player;
+  $("rematch").disabled = !over;
+  $("takeback").disabled = over || !(room.moves || []).length;
+  $("draw").disabled = over;
+  $("show-legal-box").hidden = room.game !== "reversi";
+  const invite = game.seat && game.seat.invite;
+  $("invite-box").hidden = !invite || over;
+  if (invite) $("invite-url").value = invite;
+}
+
+function renderSpecialMoves() {
+  const box = $("special-moves");
+  box.textContent = "";
+  const room = game.room;
+  const actor = actorOf(room);
+  if (!actor || !mine(actor)) return;
+  if (openingStage(room) === "choose") {
+    const words = { black: "Play Black", white: "Play White", place: "Place two more stones" };
+    for (const choice of room.opening.options || []) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "primary";
+      button.textContent = words[choice] || choice;
+      button.addEventListener("click", () => game.conn.send({ type: "choose", choice }));
+      box.append(button);
+    }
+    return;
+  }
+  for (const move of room.legal || []) {
+    if (SQUARE.test(move)) continue;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = move === "pass" ? "Pass" : move.charAt(0).toUpperCase() + move.slice(1);
+    button.addEventListener("click", () => game.conn.move(move));
+    box.append(button);
+  }
+}
+
+export function tickClocks() {
+  const room = game.room;
+  if (!room || !room.clocks) return;
+  const elapsed = (performance.now() - game.clocksAt) / 1000;
+  for (const color of COLORS) {
+    let left = room.clocks[color];
+    if (typeof left !== "number") continue;
+    if (actorOf(room) === color) left = Math.max(0, left - elapsed);
+    const el = $(`player-${color}`).querySelector(".clock");
+    el.textContent = clockText(left);
+    el.classList.toggle("low", left < 10);
+  }
+}
+
+function clockText(seconds) {
+  if (seconds < 10) return seconds.toFixed(1);
+  const s = Math.floor(seconds);
+  const m = Math.floor(s / 60);
+  return `${m}:${String(s % 60).padStart(2, "0")}`;
+}
+
+export function markFocus() {
+  for (const g of $("board").querySelectorAll("g.sq")) {
+    const on = g.dataset.move === game.focus;
+    g.classList.toggle("focused", on);
+    g.setAttribute("tabindex", on ? "0" : "-1");
+  }
+}
+
+export function focusSquare(name) {
+  const g = $("board").querySelector(`g.sq[data-move="${name}"]`);
+  if (g) g.focus();
+}
