@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tabletop.server.bus import LocalBus, RedisBus
+from tabletop.server.bus import Broadcast, LocalBus, RedisBus
 from tabletop.server.rooms import new_room_id
 from tabletop.server.store import ActionRecord, RoomRecord, SeatRecord, SqlStore, StoreConflict
 
@@ -40,7 +40,7 @@ def test_concurrent_appends_share_commits_and_all_land(tmp_path: Path) -> None:
         commits = store.commits
         await asyncio.gather(
             *(
-                store.append("r", [ActionRecord(n, "play", "black", f"m{n}", 2.0)], seq=("black", n))
+                store.append("r", [ActionRecord(n, "play", "black", f"m{n}", 2.0, seat="black", seq=n)])
                 for n in range(1, 101)
             )
         )
@@ -128,11 +128,9 @@ def test_sequence_numbers_survive_the_move_of_seq_onto_the_action_rows(tmp_path:
         loaded = await store.load("r")
         assert loaded is not None
         assert (loaded.seats["black"].last_seq, loaded.seats["white"].last_seq) == (5, 9)
-        await store.append("r", [ActionRecord(1, "play", "black", "b2", 2.0)], seq=("black", 6))
-        await store.append("r", [ActionRecord(2, "play", "white", "a1", 3.0)], seq=("white", 3))  # older than 9
+        await store.append("r", [ActionRecord(1, "play", "black", "b2", 2.0, seat="black", seq=6)])
+        await store.append("r", [ActionRecord(2, "play", "white", "a1", 3.0, seat="white", seq=3)])  # older than 9
         await store.append("r", [ActionRecord(3, "undo", "black", None, 4.0)])  # no seq
-        with pytest.raises(ValueError, match="seq"):
-            await store.append("r", [], seq=("black", 99))  # a seq with no action to carry it
         loaded = await store.load("r")
         assert loaded is not None
         assert (loaded.seats["black"].last_seq, loaded.seats["white"].last_seq) == (6, 9)
@@ -153,15 +151,18 @@ def test_sequence_numbers_survive_the_move_of_seq_onto_the_action_rows(tmp_path:
 def test_local_bus_delivers_in_order_to_each_subscriber_of_the_room() -> None:
     async def scenario() -> None:
         bus = LocalBus()
-        got: list[tuple[str, str]] = []
-        stop = bus.subscribe("a", lambda p: got.append(("a1", p)))
-        bus.subscribe("a", lambda p: got.append(("a2", p)))
-        bus.subscribe("b", lambda p: got.append(("b", p)))
-        await bus.publish("a", "1")
-        await bus.publish("a", "2")
+        got: list[tuple[str, Broadcast]] = []
+        stop = bus.subscribe("a", lambda b: got.append(("a1", b)))
+        bus.subscribe("a", lambda b: got.append(("a2", b)))
+        bus.subscribe("b", lambda b: got.append(("b", b)))
+        one, two, three = (Broadcast("watchers", [{"type": "watchers", "count": n}]) for n in range(3))
+        await bus.publish("a", one)
+        await bus.publish("a", two)
         stop()
-        await bus.publish("a", "3")
-        assert got == [("a1", "1"), ("a2", "1"), ("a1", "2"), ("a2", "2"), ("a2", "3")]
+        await bus.publish("a", three)
+        # the objects themselves: nothing is encoded on the way
+        assert got == [("a1", one), ("a2", one), ("a1", two), ("a2", two), ("a2", three)]
+        assert one.texts == ['{"type":"watchers","count":0}']
 
     asyncio.run(scenario())
 
@@ -210,16 +211,18 @@ def test_redis_bus_carries_a_rooms_events_between_two_server_processes() -> None
         one, two = RedisBus(client=redis), RedisBus(client=redis)
         await one.start()
         await two.start()
-        got: list[str] = []
+        got: list[Broadcast] = []
         two.subscribe("room1", got.append)
-        two.subscribe("room2", lambda p: got.append("wrong room " + p))
-        await one.publish("room1", '{"type":"event","version":3}')
-        await one.publish("room1", '{"type":"event","version":4}')
+        two.subscribe("room2", lambda b: got.append(Broadcast("wrong room", [])))
+        for version in (3, 4):
+            frames = [{"type": "event", "version": version, "event": {"kind": "move_played", "move": "é5"}}]
+            await one.publish("room1", Broadcast("events", frames, version))
         for _ in range(50):
             if len(got) == 2:
                 break
             await asyncio.sleep(0.01)
-        assert got == ['{"type":"event","version":3}', '{"type":"event","version":4}']
+        assert [(b.kind, b.version, b.frames[0]["version"]) for b in got] == [("events", 3, 3), ("events", 4, 4)]
+        assert got[0].texts == ['{"type":"event","version":3,"event":{"kind":"move_played","move":"é5"}}']
         await one.close()
         await two.close()
 
@@ -286,8 +289,7 @@ def test_any_failure_while_answering_a_frame_is_an_error_frame_and_the_socket_st
         assert client.get(f"/api/rooms/{created['room']}").json()["moves"] == ["b2"]
 
 
-@pytest.mark.parametrize("raw", [True, False])
-def test_room_websocket_works_straight_on_asgi_and_through_fastapi(raw: bool) -> None:
+def test_room_websocket_is_a_fastapi_route_that_batches_frames_on_request() -> None:
     from fastapi.testclient import TestClient
     from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -307,7 +309,7 @@ def test_room_websocket_works_straight_on_asgi_and_through_fastapi(raw: bool) ->
                 routed.append(scope["path"])
             await self.app(scope, receive, send)
 
-    app = create_app(Settings(workers=1, raw_websocket=raw))
+    app = create_app(Settings(workers=1))
     app.add_middleware(Count)
     with TestClient(app) as client:
         created = client.post("/api/rooms", json={"game": "tictactoe", "mode": "local"}).json()
@@ -329,7 +331,55 @@ def test_room_websocket_works_straight_on_asgi_and_through_fastapi(raw: bool) ->
         with client.websocket_connect("/api/rooms/nosuchroom/ws") as ws:
             assert ws.receive_json()["code"] == "unknown_room"
         assert client.get(f"/api/rooms/{created['room']}").json()["moves"] == ["b2"]
-    assert routed == ([] if raw else [f"/api/rooms/{created['room']}/ws", "/api/rooms/nosuchroom/ws"])
+    assert routed == [f"/api/rooms/{created['room']}/ws", "/api/rooms/nosuchroom/ws"]
+
+
+def test_queued_frames_go_out_each_alone_or_in_batch_frames_of_at_most_64() -> None:
+    from tabletop.server.routers.socket import BATCH_FRAMES, texts
+
+    events = Broadcast("events", [{"n": 1}, {"n": 2}], 2)
+    queued: list[Any] = [{"type": "ack", "seq": 1}, events]  # an ack, then a change's two events
+    assert texts(queued, False) == ['{"type":"ack","seq":1}', '{"n":1}', '{"n":2}']
+    assert texts(queued, True) == ['{"type":"batch","frames":[{"type":"ack","seq":1},{"n":1},{"n":2}]}']
+    assert texts([{"n": 1}], True) == ['{"n":1}']
+    many = Broadcast("events", [{"n": i} for i in range(BATCH_FRAMES + 1)])
+    sent = texts([many], True)
+    assert len(sent) == 2 and sent[1] == f'{{"n":{BATCH_FRAMES}}}'
+    assert sent[0].count('{"n":') == BATCH_FRAMES
+
+
+def test_a_connection_that_stops_reading_is_closed_after_what_came_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_QUEUED waiting items nothing more is queued; what came before is sent, then 1013."""
+    from types import SimpleNamespace
+
+    from starlette.websockets import WebSocketState
+
+    import tabletop.server.routers.socket as socket_module
+    from tabletop.server.settings import Settings
+
+    monkeypatch.setattr(socket_module, "MAX_QUEUED", 3)
+    sent: list[str] = []
+    closed: list[int] = []
+
+    async def send_text(text: str) -> None:
+        sent.append(text)
+
+    async def close(code: int = 1000, reason: str | None = None) -> None:
+        closed.append(code)
+
+    websocket = SimpleNamespace(
+        query_params={}, application_state=WebSocketState.CONNECTED, send_text=send_text, close=close
+    )
+
+    async def scenario() -> None:
+        connection = socket_module.Connection(websocket, None, Settings(), None)  # type: ignore[arg-type]
+        for n in range(6):  # nobody sends meanwhile: the client is not reading
+            connection.client.send({"n": n})
+        assert connection.overflowed
+        await asyncio.wait_for(connection._send(), 5)
+        assert sent == ['{"n":0}', '{"n":1}', '{"n":2}'] and closed == [1013]
+
+    asyncio.run(scenario())
 
 
 def test_a_following_connection_keeps_no_finished_room_in_memory() -> None:
@@ -382,177 +432,6 @@ def test_a_following_connection_keeps_no_finished_room_in_memory() -> None:
             assert data["moves"] == ["a1", "b1", "a2", "b2", "a3"] and data["rematch"] == rematch
 
 
-def test_outbox_sends_in_order_wakes_once_per_batch_and_overflows_at_its_limit() -> None:
-    from tabletop.server.app import Outbox
-
-    async def scenario() -> None:
-        closed: list[bool] = []
-        box = Outbox(limit=3, on_overflow=lambda: closed.append(True))
-        waiting = asyncio.get_running_loop().create_task(box.take())
-        await asyncio.sleep(0)
-        assert not waiting.done()  # nothing queued: the sender waits
-        box.put("a")
-        box.put("b")
-        assert await waiting == ["a", "b"]  # one wake-up for both, in order
-        box.hold(True)  # a connection moving into its rematch room
-        box.put("notice")
-        held = asyncio.get_running_loop().create_task(box.take())
-        await asyncio.sleep(0.01)
-        assert not held.done()
-        box.put("state")
-        box.hold(False)
-        assert await held == ["notice", "state"]  # they go out together
-        box.put("c")
-        box.put("d")
-        box.put("e")
-        assert not box.overflowed
-        box.put("f")  # a fourth unsent frame: the reader is too slow
-        box.put("g")
-        assert box.overflowed
-        box.sent()
-        assert closed == []  # overflowed, but the frames before it are not sent yet
-        assert await box.take() == ["c", "d", "e"]  # what came before the overflow, nothing after
-        box.sent()
-        box.sent()
-        assert closed == [True]  # sent: the socket is closed, once
-        assert await asyncio.wait_for(box.take(), 1) == []  # overflowed: no waiting
-
-    asyncio.run(scenario())
-
-
-def test_queued_items_of_several_frames_go_out_frame_by_frame_or_in_one_batch() -> None:
-    from tabletop.server.app import BATCH_FRAMES, payloads
-
-    queued = ['{"type":"ack","seq":1}', '{"n":1}\n{"n":2}']  # an ack, then a change's two events
-    assert payloads(queued, False) == ['{"type":"ack","seq":1}', '{"n":1}', '{"n":2}']
-    assert payloads(queued, True) == ['{"type":"batch","frames":[{"type":"ack","seq":1},{"n":1},{"n":2}]}']
-    assert payloads(['{"n":1}'], True) == ['{"n":1}']
-    many = ["\n".join(f'{{"n":{i}}}' for i in range(BATCH_FRAMES + 1))]
-    sent = payloads(many, True)
-    assert len(sent) == 2 and sent[1] == f'{{"n":{BATCH_FRAMES}}}'  # at most BATCH_FRAMES a batch frame
-    assert sent[0].count('{"n":') == BATCH_FRAMES
-
-
-class _FakeDirect:
-    """A :class:`~tabletop.server.wsdirect.DirectSend` stand-in: records frames; its buffer can fill."""
-
-    def __init__(self) -> None:
-        self.sent: list[str] = []
-        self.writable = True
-        self.is_open = True
-        self.on_writable: Callable[[], None] | None = None
-
-    def open(self) -> bool:
-        return self.is_open
-
-    def ready(self) -> bool:
-        return self.is_open and self.writable
-
-    def write(self, text: str) -> None:
-        assert self.ready()
-        self.sent.append(text)
-
-
-def test_a_direct_outbox_writes_once_per_loop_turn_waits_out_a_full_buffer_and_closes_on_overflow() -> None:
-    from tabletop.server.app import Outbox
-
-    async def scenario() -> None:
-        direct = _FakeDirect()
-        closed: list[bool] = []
-        box = Outbox(limit=3, direct=direct, batch=True, on_overflow=lambda: closed.append(True))  # type: ignore[arg-type]
-        box.put('{"n":1}')
-        box.put('{"n":2}')
-        assert direct.sent == []  # written at the end of this turn of the loop, together
-        await asyncio.sleep(0)
-        assert direct.sent == ['{"type":"batch","frames":[{"n":1},{"n":2}]}']
-        box.put('{"n":3}')
-        await asyncio.sleep(0)
-        assert direct.sent[-1] == '{"n":3}'  # alone: no batch frame around it
-        direct.writable = False  # the client reads slowly: the transport's buffer is full
-        box.put('{"n":4}')
-        await asyncio.sleep(0)
-        assert len(direct.sent) == 2 and box.frames == ['{"n":4}']
-        direct.writable = True
-        assert direct.on_writable is not None
-        direct.on_writable()  # the transport drained
-        await asyncio.sleep(0)
-        assert direct.sent[-1] == '{"n":4}'
-        direct.writable = False
-        for n in range(5, 10):
-            box.put(f'{{"n":{n}}}')
-        assert box.overflowed and closed == []
-        direct.writable = True
-        direct.on_writable()
-        await asyncio.sleep(0)
-        # what came before the overflow goes out, then the socket is closed (once)
-        assert direct.sent[-1] == '{"type":"batch","frames":[{"n":5},{"n":6},{"n":7}]}'
-        assert closed == [True]
-        box.put('{"n":10}')
-        await asyncio.sleep(0)
-        assert closed == [True] and direct.sent[-1].endswith('{"n":7}]}')
-        other = Outbox(direct=_FakeDirect())  # type: ignore[arg-type]
-        other.direct.is_open = False  # type: ignore[union-attr]
-        other.put("x")
-        await asyncio.sleep(0)
-        assert other.frames == []  # a closed connection drops its frames
-
-    asyncio.run(scenario())
-
-
-@pytest.mark.parametrize("text", ["", "x" * 125, "x" * 126, "é" * 63, "x" * 65535, "x" * 65536, "ü" * 40000])
-def test_direct_frames_are_what_a_websocket_client_reads(text: str) -> None:
-    """At each boundary of the three length forms (125/126 and 65535/65536 bytes), in UTF-8 bytes."""
-    from types import SimpleNamespace
-
-    from websockets.client import ClientProtocol
-    from websockets.frames import Frame, Opcode
-    from websockets.protocol import State
-    from websockets.uri import parse_uri
-
-    from tabletop.server.wsdirect import DirectSend
-
-    written: list[bytes] = []
-    protocol = SimpleNamespace(
-        conn=SimpleNamespace(extensions=[]), transport=SimpleNamespace(write=written.append)
-    )
-    DirectSend(protocol).write(text)  # type: ignore[arg-type]
-    client = ClientProtocol(parse_uri("ws://127.0.0.1/"), state=State.OPEN, max_size=None)
-    data = b"".join(written)
-    client.receive_data(data[:3])  # in pieces, as a socket may deliver them
-    client.receive_data(data[3:])
-    (event,) = client.events_received()
-    assert isinstance(event, Frame) and event.opcode is Opcode.TEXT and event.fin
-    assert bytes(event.data).decode() == text
-
-
-def test_the_direct_inbox_hands_messages_in_order_and_resumes_reading_once_emptied() -> None:
-    from types import SimpleNamespace
-
-    from tabletop.server.wsdirect import _Inbox
-
-    async def scenario() -> None:
-        resumed: list[bool] = []
-        protocol = SimpleNamespace(
-            loop=asyncio.get_running_loop(),
-            read_paused=False,
-            transport=SimpleNamespace(resume_reading=lambda: resumed.append(True)),
-        )
-        inbox = _Inbox(protocol)  # type: ignore[arg-type]
-        waiting = asyncio.get_running_loop().create_task(inbox.get())
-        await asyncio.sleep(0)
-        assert not waiting.done()
-        inbox.put_nowait({"n": 1})
-        inbox.put_nowait({"n": 2})
-        protocol.read_paused = True  # the protocol paused reading: messages pile up
-        assert inbox.qsize() == 2 and not inbox.empty()
-        assert await waiting == {"n": 1}
-        assert resumed == []  # one still waits: reading stays paused
-        assert await inbox.get() == {"n": 2}
-        assert resumed == [True] and not protocol.read_paused and inbox.empty()
-
-    asyncio.run(scenario())
-
-
 def test_a_rematch_room_and_the_link_from_the_old_room_are_one_commit(tmp_path: Path) -> None:
     store = SqlStore(f"sqlite:///{tmp_path / 's.db'}")
     seats = [SeatRecord("black", "human", "h1"), SeatRecord("white", "human", "h2")]
@@ -572,31 +451,6 @@ def test_a_rematch_room_and_the_link_from_the_old_room_are_one_commit(tmp_path: 
     asyncio.run(store.close())
 
 
-def test_row_writes_also_work_through_sqlalchemy_for_a_driver_with_another_placeholder_style(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import tabletop.server.store as store_module
-
-    monkeypatch.setattr(store_module, "_PLACEHOLDER", {})  # as if the driver used none of ?, %s
-    store = SqlStore(f"sqlite:///{tmp_path / 's.db'}")
-    seats = [SeatRecord("black", "human", "h1"), SeatRecord("white", "human")]
-
-    async def scenario() -> None:
-        await store.create_room(_room("a"), seats, [ActionRecord(0, "start", None, None, 1.0)])
-        await store.create_room(
-            _room("b"), seats, [ActionRecord(0, "start", None, None, 2.0)], rematch_of="a"
-        )
-        await store.append("b", [ActionRecord(1, "play", "black", "b2", 3.0)], seq=("black", 7), over=True)
-        a, b = await store.load("a"), await store.load("b")
-        assert a is not None and a.room.rematch == "b" and a.room.listed and not a.room.over
-        assert b is not None and b.room.over and b.seats["black"].last_seq == 7
-        assert b.seats["black"].token_hash == "h1" and b.seats["white"].token_hash is None
-        assert [(x.n, x.kind, x.arg) for x in b.actions] == [(0, "start", None), (1, "play", "b2")]
-
-    asyncio.run(scenario())
-    asyncio.run(store.close())
-
-
 def test_the_writer_process_commits_reports_conflicts_and_is_restarted_when_it_dies(tmp_path: Path) -> None:
     import os
     import signal
@@ -604,15 +458,15 @@ def test_the_writer_process_commits_reports_conflicts_and_is_restarted_when_it_d
     from tabletop.server.store import WriterGone
 
     url = f"sqlite:///{tmp_path / 's.db'}"
-    store = SqlStore(url, writer="process")
+    store = SqlStore(url)
     other = SqlStore(url)  # a second server process's store, writing the same rooms
-    assert store.writer == "process" and other.writer == "thread"
-    assert SqlStore("sqlite://", writer="process").writer == "thread"  # in-memory: never another process
+    assert store.writer == other.writer == "process"
+    assert SqlStore("sqlite://").writer == "thread"  # in-memory: the database exists in this process only
     seats = [SeatRecord("black", "human", "h1"), SeatRecord("white", "human")]
 
     async def scenario() -> None:
         await store.create_room(_room("r"), seats, [ActionRecord(0, "start", None, None, 1.0)])
-        await store.append("r", [ActionRecord(1, "play", "black", "m1", 2.0)], seq=("black", 1))
+        await store.append("r", [ActionRecord(1, "play", "black", "m1", 2.0, seat="black", seq=1)])
         assert await store.take_seat("r", "white", "h2") is True
         assert await store.take_seat("r", "white", "h3") is False  # taken: the result crosses back
         await other.append("r", [ActionRecord(2, "play", "white", "x", 3.0)])
@@ -629,12 +483,12 @@ def test_the_writer_process_commits_reports_conflicts_and_is_restarted_when_it_d
         with pytest.raises(WriterGone):  # it may or may not be stored: the room reloads
             await asyncio.wait_for(pending, 10)
         # the next batch starts a new writer process; one that died while idle is replaced too
-        await store.append("r", [ActionRecord(3, "play", "black", "z", 4.0)], seq=("black", 8))
+        await store.append("r", [ActionRecord(3, "play", "black", "z", 4.0, seat="black", seq=8)])
         second = store.writer_pid
         assert second is not None and second != first
         os.kill(second, signal.SIGKILL)
         await asyncio.sleep(0.3)
-        await store.append("r", [ActionRecord(4, "play", "white", "w", 5.0)], seq=("black", 9))
+        await store.append("r", [ActionRecord(4, "play", "white", "w", 5.0, seat="black", seq=9)])
         assert store.writer_pid not in (None, first, second)
         loaded = await store.load("r")
         assert loaded is not None
@@ -645,48 +499,6 @@ def test_the_writer_process_commits_reports_conflicts_and_is_restarted_when_it_d
     asyncio.run(scenario())
     asyncio.run(store.close())
     asyncio.run(other.close())
-
-
-@pytest.mark.parametrize("masked", [True, False])
-def test_whole_text_frames_are_read_and_everything_else_is_left_to_the_parser(masked: bool) -> None:
-    """``text_frame`` reads a client's (masked) or a server's (unmasked) whole text frames
-    as ``websockets`` writes them; a partial, fragmented, control, wrongly masked,
-    oversized or 64-bit-long frame, or bad UTF-8, is left for the parser (``None``)."""
-    from websockets.client import ClientProtocol
-    from websockets.frames import Frame, Opcode
-    from websockets.protocol import State
-    from websockets.server import ServerProtocol
-    from websockets.uri import parse_uri
-
-    from tabletop.server.wsdirect import text_frame
-
-    def wire(*frames: Frame, as_client: bool = masked) -> bytes:
-        side = ClientProtocol(parse_uri("ws://h/"), state=State.OPEN) if as_client else ServerProtocol(state=State.OPEN)
-        for f in frames:
-            side.send_frame(f)
-        return b"".join(side.data_to_send())
-
-    texts = ["", "é" * 62, "x" * 126, "ü" * 3000]
-    data = wire(*(Frame(Opcode.TEXT, t.encode()) for t in texts))
-    at, read = 0, []
-    while at < len(data):
-        text, at = text_frame(data, at, len(data), 2**20, masked)
-        assert text is not None
-        read.append(text)
-    assert read == texts
-    one = wire(Frame(Opcode.TEXT, b'{"type":"ping"}'))
-    for bad in (
-        one[:-1],  # the frame's end has not arrived
-        one[:1],
-        wire(Frame(Opcode.TEXT, b"part", fin=False)),
-        wire(Frame(Opcode.PING, b"")),
-        wire(Frame(Opcode.BINARY, b"xy")),
-        wire(Frame(Opcode.TEXT, b"\xff\xfe")),
-        wire(Frame(Opcode.TEXT, b"x" * 70000)),
-        wire(Frame(Opcode.TEXT, b"x"), as_client=not masked),
-    ):
-        assert text_frame(bad, 0, len(bad), 2**20, masked) == (None, 0)
-    assert text_frame(one, 0, len(one), 3, masked) == (None, 0)  # over the size limit
 
 
 def test_the_benchmarks_websocket_client_sends_receives_and_sees_the_end() -> None:

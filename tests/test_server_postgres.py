@@ -93,15 +93,14 @@ def _room(room_id: str) -> RoomRecord:
     )
 
 
-@pytest.mark.parametrize("writer", ["thread", "process"])
-def test_two_stores_on_postgresql_cannot_both_store_the_same_action_number(postgres_url: str, writer: str) -> None:
-    one, two = SqlStore(postgres_url, writer=writer), SqlStore(postgres_url)
-    assert one.writer == writer
-    room_id = f"pg-{writer}"
+def test_two_stores_on_postgresql_cannot_both_store_the_same_action_number(postgres_url: str) -> None:
+    one, two = SqlStore(postgres_url), SqlStore(postgres_url)
+    assert one.writer == "process"
+    room_id = "pg-two-stores"
 
     async def scenario() -> None:
         await one.create_room(_room(room_id), [SeatRecord("black", "human"), SeatRecord("white", "human")], [])
-        await one.append(room_id, [ActionRecord(1, "play", "black", "b2", 2.0)], seq=("black", 2**62))
+        await one.append(room_id, [ActionRecord(1, "play", "black", "b2", 2.0, seat="black", seq=2**62)])
         with pytest.raises(StoreConflict):
             await two.append(room_id, [ActionRecord(1, "play", "black", "a1", 2.0)])
         # one group-committed batch where one piece conflicts: PostgreSQL aborts the whole

@@ -41,17 +41,6 @@ def register(sub: Any) -> None:
         choices=["OFF", "NORMAL", "FULL", "EXTRA"],
         help=argparse.SUPPRESS,
     )
-    p.add_argument(
-        "--store-writer",
-        default="process",
-        choices=["process", "thread"],
-        help="commit moves in a writer process beside the event loop (default) or in a thread",
-    )
-    p.add_argument(
-        "--starlette-websocket",
-        action="store_true",
-        help=argparse.SUPPRESS,  # the room websocket through FastAPI's routing: a reference for benchmarks
-    )
     p.set_defaults(func=run)
 
 
@@ -60,7 +49,6 @@ def run(args: argparse.Namespace) -> int:
 
     from tabletop.server.app import create_app
     from tabletop.server.settings import Settings, database_url, default_database_url
-    from tabletop.server.wsdirect import DirectProtocol
 
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port {args.port} is not a port number (0..65535)")
@@ -85,8 +73,6 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         allow_engines=args.allow_engines,
         sqlite_synchronous=args.sqlite_synchronous,
-        raw_websocket=not args.starlette_websocket,
-        store_writer=args.store_writer,
     )
     app = create_app(settings)
     config = uvicorn.Config(
@@ -96,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         log_level="warning",
         ws_max_size=65536,
         ws_per_message_deflate=False,
-        ws=DirectProtocol,
+        ws="websockets-sansio",  # the websockets library's sans-I/O protocol
     )
     server = uvicorn.Server(config)
     url_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host

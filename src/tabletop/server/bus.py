@@ -1,10 +1,11 @@
 """Event fan-out: carries a room's frames to every server process that has sockets in it.
 
-:class:`LocalBus` (the default) delivers in-process.  :class:`RedisBus` publishes
-on Redis pub/sub (``redis.asyncio``), so several server processes sharing one
-database can each deliver a room's events to their own sockets.  A payload is
-one JSON frame, or several joined by newlines (JSON text has no raw newline);
-the bus never looks inside them and never touches a database.
+What travels is a :class:`Broadcast`: the server frames of one change, as data,
+with the kind and version a subscriber needs to decide what to do with it.
+:class:`LocalBus` (the default) hands the object itself to each subscriber.
+:class:`RedisBus` publishes it as JSON on Redis pub/sub (``redis.asyncio``), so
+several server processes sharing one database can each deliver a room's events
+to their own sockets.  The bus never changes a broadcast and never touches a database.
 """
 
 from __future__ import annotations
@@ -12,17 +13,62 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["Bus", "LocalBus", "RedisBus", "make_bus"]
+import orjson
 
-Handler = Callable[[str], None]
+__all__ = ["Broadcast", "Bus", "LocalBus", "RedisBus", "encode_frame", "frame", "make_bus"]
+
+
+def frame(kind: str, **data: Any) -> dict[str, Any]:
+    """A server frame as data: ``{"type": kind, ...}``."""
+    return {"type": kind, **data}
+
+
+def encode_frame(data: dict[str, Any]) -> str:
+    """A frame's JSON text, compact (orjson: one C call; keys may be any scalar)."""
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+@dataclass(eq=False)
+class Broadcast:
+    """The frames of one change of a room, sent to every socket in it.
+
+    ``kind`` names what happened (``"events"`` for the action log's events,
+    ``"watchers"``, ``"thinking"``, ``"seat_joined"``, ``"rematch_started"``...);
+    ``version``: the newest event version among ``frames`` (``None`` when they
+    carry no event of the log).  Every socket sends the same text, so it is
+    encoded once (:attr:`texts`)."""
+
+    kind: str
+    frames: list[dict[str, Any]]
+    version: int | None = None
+    _texts: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def texts(self) -> list[str]:
+        """Each frame's JSON text, encoded on first use."""
+        if self._texts is None:
+            self._texts = [encode_frame(f) for f in self.frames]
+        return self._texts
+
+    def to_json(self) -> str:
+        return encode_frame({"kind": self.kind, "version": self.version, "frames": self.frames})
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Broadcast:
+        data = orjson.loads(text)
+        return cls(str(data["kind"]), list(data["frames"]), data.get("version"))
+
+
+Handler = Callable[[Broadcast], None]
 
 
 class Bus(Protocol):
-    """Publish a room's payloads; subscribers get them in publication order."""
+    """Publish a room's broadcasts; subscribers get them in publication order."""
 
-    async def publish(self, room_id: str, payload: str) -> None: ...
+    async def publish(self, room_id: str, broadcast: Broadcast) -> None: ...
 
     def subscribe(self, room_id: str, handler: Handler) -> Callable[[], None]: ...
 
@@ -45,9 +91,9 @@ class _Subscribers:
 
         return remove
 
-    def deliver(self, room_id: str, payload: str) -> None:
+    def deliver(self, room_id: str, broadcast: Broadcast) -> None:
         for handler in list(self.by_room.get(room_id, ())):
-            handler(payload)
+            handler(broadcast)
 
 
 class LocalBus:
@@ -57,9 +103,9 @@ class LocalBus:
         self._subs = _Subscribers()
         self.published = 0
 
-    async def publish(self, room_id: str, payload: str) -> None:
+    async def publish(self, room_id: str, broadcast: Broadcast) -> None:
         self.published += 1
-        self._subs.deliver(room_id, payload)
+        self._subs.deliver(room_id, broadcast)
 
     def subscribe(self, room_id: str, handler: Handler) -> Callable[[], None]:
         return self._subs.add(room_id, handler)
@@ -96,15 +142,12 @@ class RedisBus:
             if message.get("type") not in ("pmessage", "message"):
                 continue
             channel = message["channel"]
-            data = message["data"]
             if isinstance(channel, bytes):
                 channel = channel.decode()
-            if isinstance(data, bytes):
-                data = data.decode()
-            self._subs.deliver(channel[len(self.prefix) :], data)
+            self._subs.deliver(channel[len(self.prefix) :], Broadcast.from_json(message["data"]))
 
-    async def publish(self, room_id: str, payload: str) -> None:
-        await self.client.publish(self.prefix + room_id, payload)
+    async def publish(self, room_id: str, broadcast: Broadcast) -> None:
+        await self.client.publish(self.prefix + room_id, broadcast.to_json())
 
     def subscribe(self, room_id: str, handler: Handler) -> Callable[[], None]:
         return self._subs.add(room_id, handler)

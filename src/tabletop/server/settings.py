@@ -40,11 +40,8 @@ class Settings:
     the base of invite links (None: taken from each request).
     ``allow_engines``: let rooms name external engines (``gomocup:CMD``,
     ``nboard:CMD``), which run a command on this machine: off unless the operator
-    turns it on.  ``raw_websocket``: serve the room websocket directly on ASGI
-    (off: through FastAPI's routing and middleware, as a reference).
-    ``store_writer``: where moves are committed, ``"process"`` (a writer process
-    beside the server's event loop) or ``"thread"``; an in-memory database always
-    uses the thread."""
+    turns it on.  Moves are committed by the store's writer process (see
+    :class:`~tabletop.server.store.SqlStore`), which has no setting."""
 
     database: str = "sqlite:///:memory:"
     redis: str | None = None
@@ -55,5 +52,3 @@ class Settings:
     public_url: str | None = None
     sqlite_synchronous: str = "FULL"
     allow_engines: bool = False
-    raw_websocket: bool = True
-    store_writer: str = "thread"

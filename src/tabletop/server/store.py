@@ -7,10 +7,16 @@ the client's sequence number, so an acknowledged move is one row written.
 Replaying the actions on a fresh :class:`~tabletop.match.Match` rebuilds the
 room exactly, events, versions and clocks included.
 
-:class:`SqlStore` writes through SQLAlchemy (SQLite by default, PostgreSQL by
-URL).  Appends are *group-committed*: every action waiting while a transaction
-is being written goes into the next one, so many rooms share one fsync and each
-caller still resumes only after its own action is committed.  The pair
+:class:`SqlStore` writes through SQLAlchemy Core on the tables below, the one
+definition of the schema (the Alembic migrations are checked against it by
+``tests/test_schema.py``); SQLite by default, PostgreSQL by URL.  Writes are
+*group-committed*: every write waiting while a transaction is being written
+goes into the next one, so many rooms share one fsync and each caller still
+resumes only after its own write is committed.  The commits run in a writer
+process, beside the event loop rather than in a thread taking turns with it
+for the GIL; batches cross to it as the records themselves (pickled).  An
+in-memory database exists only in the server's process, so it is committed
+in a thread there, by the same code.  The pair
 ``(room_id, n)`` is the primary key of the action log, so two server processes
 sharing a database can never both store action ``n`` of a room.
 
@@ -25,7 +31,7 @@ import json
 import pickle
 import threading
 from collections import deque
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
 
@@ -87,6 +93,7 @@ actions_table = sa.Table(
     sa.Column("seq", sa.BigInteger, nullable=True),
 )
 
+
 class StoreConflict(RuntimeError):
     """Another writer stored this action number first (or the row is gone)."""
 
@@ -117,13 +124,18 @@ class SeatRecord:
 
 @dataclass
 class ActionRecord:
-    """One change: ``kind`` is a Match method name (``play``, ``undo``, ``resign``, ...)."""
+    """One change: ``kind`` is a Match method name (``play``, ``undo``, ``resign``, ...).
+
+    A move a client numbered carries its ``seq`` and the stored seat row it was
+    played from (``seat``): the seat's ``last_seq`` is its largest."""
 
     n: int
     kind: str
     color: str | None
     arg: Any
     at: float
+    seat: str | None = None
+    seq: int | None = None
 
 
 @dataclass
@@ -147,13 +159,7 @@ class Store(Protocol):
         (that room's ``rematch`` is set in the same transaction)."""
         ...
 
-    async def append(
-        self,
-        room_id: str,
-        actions: list[ActionRecord],
-        seq: tuple[str, int] | None = None,
-        over: bool = False,
-    ) -> None: ...
+    async def append(self, room_id: str, actions: list[ActionRecord], over: bool = False) -> None: ...
 
     async def take_seat(self, room_id: str, color: str, token_hash: str) -> bool: ...
 
@@ -172,7 +178,6 @@ class _Append:
 
     room_id: str
     actions: list[ActionRecord]
-    seq: tuple[str, int] | None
     over: bool
 
 
@@ -196,90 +201,95 @@ class _TakeSeat:
 
 
 _Rows = _Append | _Create
-_Write = _Rows | _TakeSeat  # plain data: a batch can be handed to the writer process
-
-# The hot-path statements in the driver's own placeholder style: one executemany per
-# statement and group commit for every room's writes (SQLAlchemy's statement path costs
-# more than the insert itself, and runs in the writer thread that shares the GIL).
-# In this order: a room's row goes in before its seats and actions.
-_ROW_SQL = {
-    "room": "INSERT INTO rooms (id, game, options, position, seats, clock, mode, listed, invite_hash,"
-    " created, over, rematch) VALUES ({0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0}, {0})",
-    "seat": "INSERT INTO seats (room_id, color, kind, token_hash, last_seq) VALUES ({0}, {0}, {0}, {0}, {0})",
-    "action": "INSERT INTO actions (room_id, n, kind, color, arg, at, seat, seq)"
-    " VALUES ({0}, {0}, {0}, {0}, {0}, {0}, {0}, {0})",
-    "over": "UPDATE rooms SET over = {0} WHERE id = {0}",
-    "rematch": "UPDATE rooms SET rematch = {0} WHERE id = {0}",
-}
-_PLACEHOLDER = {"qmark": "?", "format": "%s", "pyformat": "%s"}
+_Write = _Rows | _TakeSeat  # plain records: a batch is pickled to the writer process as it is
 
 
-def _room_row(room: RoomRecord) -> tuple[Any, ...]:
-    return (
-        room.id,
-        room.game,
-        json.dumps(room.options),
-        room.position,
-        json.dumps(room.seats),
-        None if room.clock is None else json.dumps(room.clock),
-        room.mode,
-        room.listed,
-        room.invite_hash,
-        room.created,
-        room.over,
-        None,
+def _room_values(room: RoomRecord) -> dict[str, Any]:
+    """The ``rooms`` row of ``room`` (its JSON fields as text)."""
+    return {
+        "id": room.id,
+        "game": room.game,
+        "options": json.dumps(room.options),
+        "position": room.position,
+        "seats": json.dumps(room.seats),
+        "clock": None if room.clock is None else json.dumps(room.clock),
+        "mode": room.mode,
+        "listed": room.listed,
+        "invite_hash": room.invite_hash,
+        "created": room.created,
+        "over": room.over,
+        "rematch": room.rematch,
+    }
+
+
+def _seat_values(room_id: str, seat: SeatRecord) -> dict[str, Any]:
+    return {
+        "room_id": room_id,
+        "color": seat.color,
+        "kind": seat.kind,
+        "token_hash": seat.token_hash,
+        "last_seq": seat.last_seq,
+    }
+
+
+def _action_values(room_id: str, a: ActionRecord) -> dict[str, Any]:
+    return {
+        "room_id": room_id,
+        "n": a.n,
+        "kind": a.kind,
+        "color": a.color,
+        "arg": None if a.arg is None else json.dumps(a.arg),
+        "at": a.at,
+        "seat": a.seat,
+        "seq": a.seq,
+    }
+
+
+# The statements of a batch, each run once with every row of the batch (an executemany):
+# a room's row goes in before its seats and actions.
+_ROOM_ID: sa.BindParameter[str] = sa.bindparam("room_id_")
+_FINISH = rooms_table.update().where(rooms_table.c.id == _ROOM_ID).values(over=True)
+_LINK_REMATCH = (
+    rooms_table.update().where(rooms_table.c.id == _ROOM_ID).values(rematch=sa.bindparam("rematch_"))
+)
+_TAKE_SEAT = (
+    seats_table.update()
+    .where(
+        seats_table.c.room_id == sa.bindparam("room_id_"),
+        seats_table.c.color == sa.bindparam("color_"),
+        seats_table.c.token_hash.is_(None),
     )
+    .values(token_hash=sa.bindparam("token_hash_"))
+)
 
 
-def _action_rows(
-    room_id: str, actions: list[ActionRecord], seq: tuple[str, int] | None = None
-) -> list[tuple[Any, ...]]:
-    """The rows of ``actions``; a move's ``seq`` (its seat row, its number) goes on the last one."""
-    rows: list[tuple[Any, ...]] = [
-        (room_id, a.n, a.kind, a.color, None if a.arg is None else json.dumps(a.arg), a.at, None, None)
-        for a in actions
-    ]
-    if seq is not None and rows:
-        rows[-1] = rows[-1][:6] + tuple(seq)
-    return rows
-
-
-def _rows(writes: list[_Rows]) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of ``writes``, by statement of :data:`_ROW_SQL`."""
-    rows: dict[str, list[tuple[Any, ...]]] = {key: [] for key in _ROW_SQL}
+def _write_rows(conn: Connection, writes: list[_Rows]) -> None:
+    """Insert and update the rows of ``writes`` (inside the caller's transaction)."""
+    rooms: list[dict[str, Any]] = []
+    seats: list[dict[str, Any]] = []
+    actions: list[dict[str, Any]] = []
+    finished: list[dict[str, Any]] = []
+    rematches: list[dict[str, Any]] = []
     for w in writes:
         if isinstance(w, _Create):
-            rows["room"].append(_room_row(w.room))
-            rows["seat"].extend((w.room.id, s.color, s.kind, s.token_hash, s.last_seq) for s in w.seats)
-            rows["action"].extend(_action_rows(w.room.id, w.actions))
+            rooms.append(_room_values(w.room))
+            seats.extend(_seat_values(w.room.id, s) for s in w.seats)
+            actions.extend(_action_values(w.room.id, a) for a in w.actions)
             if w.rematch_of is not None:
-                rows["rematch"].append((w.room.id, w.rematch_of))
+                rematches.append({"room_id_": w.rematch_of, "rematch_": w.room.id})
         else:
-            rows["action"].extend(_action_rows(w.room_id, w.actions, w.seq))
+            actions.extend(_action_values(w.room_id, a) for a in w.actions)
             if w.over:
-                rows["over"].append((True, w.room_id))
-    return rows
-
-
-def _run_rows(conn: Connection, writes: list[_Rows]) -> None:
-    """Run a batch of hot-path writes with one executemany per statement on the
-    driver's cursor (inside the caller's transaction); SQLAlchemy statements for
-    drivers with another placeholder style."""
-    mark = _PLACEHOLDER.get(conn.dialect.paramstyle)
-    if mark is None:  # another driver: SQLAlchemy's text statements with named parameters
-        for key, rows in _rows(writes).items():
-            if rows:
-                pieces = _ROW_SQL[key].split("{0}")
-                sql = "".join(piece + (f":p{i}" if i < len(pieces) - 1 else "") for i, piece in enumerate(pieces))
-                conn.execute(sa.text(sql), [{f"p{i}": v for i, v in enumerate(row)} for row in rows])
-        return
-    cursor = conn.connection.cursor()
-    try:
-        for key, rows in _rows(writes).items():
-            if rows:
-                cursor.executemany(_ROW_SQL[key].format(mark), rows)
-    finally:
-        cursor.close()
+                finished.append({"room_id_": w.room_id})
+    for statement, rows in (
+        (rooms_table.insert(), rooms),
+        (seats_table.insert(), seats),
+        (actions_table.insert(), actions),
+        (_FINISH, finished),
+        (_LINK_REMATCH, rematches),
+    ):
+        if rows:
+            conn.execute(statement, rows)
 
 
 def _run(conn: Connection, works: list[_Write]) -> list[Any]:
@@ -293,20 +303,14 @@ def _run(conn: Connection, works: list[_Write]) -> list[Any]:
             results.append(None)
             continue
         if batch:
-            _run_rows(conn, batch)
+            _write_rows(conn, batch)
             batch = []
         taken = conn.execute(
-            seats_table.update()
-            .where(
-                seats_table.c.room_id == work.room_id,
-                seats_table.c.color == work.color,
-                seats_table.c.token_hash.is_(None),
-            )
-            .values(token_hash=work.token_hash)
+            _TAKE_SEAT, {"room_id_": work.room_id, "color_": work.color, "token_hash_": work.token_hash}
         )
         results.append(taken.rowcount == 1)
     if batch:
-        _run_rows(conn, batch)
+        _write_rows(conn, batch)
     return results
 
 
@@ -319,12 +323,6 @@ class _Committer:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        dbapi = engine.dialect.dbapi
-        # the driver's own IntegrityError too: the batched appends run on its cursor
-        self._conflicts: tuple[type[Exception], ...] = (
-            sa.exc.IntegrityError,
-            getattr(dbapi, "IntegrityError", sa.exc.IntegrityError),
-        )
         self.commits = 0
 
     def commit(self, works: list[_Write]) -> list[Outcome]:
@@ -342,46 +340,11 @@ class _Committer:
                     (result,) = _run(conn, [work])
                 self.commits += 1
                 outcomes.append((None, result))
-            except self._conflicts:
+            except sa.exc.IntegrityError:
                 outcomes.append((StoreConflict("another writer stored this change first"), None))
             except Exception as exc:  # noqa: BLE001 - handed to the waiting caller
                 outcomes.append((exc, None))
         return outcomes
-
-
-def _action_tuple(a: ActionRecord) -> tuple[Any, ...]:
-    return (a.n, a.kind, a.color, a.arg, a.at)
-
-
-_ROOM_FIELDS = [f.name for f in fields(RoomRecord)]
-
-
-def _encode(works: list[_Write]) -> bytes:
-    """A batch as pickled plain tuples (records pickle several times slower than tuples)."""
-    out: list[tuple[Any, ...]] = []
-    for w in works:
-        if isinstance(w, _Append):
-            out.append(("a", w.room_id, [_action_tuple(a) for a in w.actions], w.seq, w.over))
-        elif isinstance(w, _Create):
-            seats = [(s.color, s.kind, s.token_hash, s.last_seq) for s in w.seats]
-            room = tuple(getattr(w.room, f) for f in _ROOM_FIELDS)
-            out.append(("c", room, seats, [_action_tuple(a) for a in w.actions], w.rematch_of))
-        else:
-            out.append(("t", w.room_id, w.color, w.token_hash))
-    return pickle.dumps(out, pickle.HIGHEST_PROTOCOL)
-
-
-def _decode(data: bytes) -> list[_Write]:
-    works: list[_Write] = []
-    for item in pickle.loads(data):
-        if item[0] == "a":
-            works.append(_Append(item[1], [ActionRecord(*a) for a in item[2]], item[3], item[4]))
-        elif item[0] == "c":
-            room = RoomRecord(*item[1])
-            works.append(_Create(room, [SeatRecord(*s) for s in item[2]], [ActionRecord(*a) for a in item[3]], item[4]))
-        else:
-            works.append(_TakeSeat(item[1], item[2], item[3]))
-    return works
 
 
 def _writer_main(url: str, synchronous: str, channel: Any) -> None:
@@ -398,7 +361,7 @@ def _writer_main(url: str, synchronous: str, channel: Any) -> None:
             break  # the server is gone
         if not data:
             break
-        works = _decode(data)
+        works = pickle.loads(data)
         before = committer.commits
         outcomes = [(_portable(error), result) for error, result in committer.commit(works)]
         channel.send_bytes(pickle.dumps((outcomes, committer.commits - before), pickle.HIGHEST_PROTOCOL))
@@ -476,7 +439,7 @@ class _ProcessWriter:
         if len(self._replies) == 1:
             loop.add_reader(self._channel.fileno(), self._readable)
         try:
-            self._channel.send_bytes(_encode(works))
+            self._channel.send_bytes(pickle.dumps(works, pickle.HIGHEST_PROTOCOL))
         except (OSError, ValueError) as exc:
             self._fail(f"the store's writer process ended ({exc})")
         return reply
@@ -513,14 +476,9 @@ class _ProcessWriter:
 class SqlStore:
     """The :class:`Store` on a SQLAlchemy engine, with group commit."""
 
-    def __init__(
-        self, url: str, *, sqlite_synchronous: str = "FULL", migrate: bool = True, writer: str = "thread"
-    ) -> None:
-        """``writer``: ``"thread"`` commits in a thread of this process, ``"process"``
-        in a child process (for a database file or server only: an in-memory
-        SQLite database lives in this process, so it always uses the thread)."""
-        if writer not in ("thread", "process"):
-            raise ValueError(f"bad store writer {writer!r} (thread, process)")
+    def __init__(self, url: str, *, sqlite_synchronous: str = "FULL", migrate: bool = True) -> None:
+        """Batches are committed in a writer process; an in-memory SQLite database
+        lives only in this process, so its batches are committed in a thread here."""
         self.url = url
         self.engine = _engine(url, sqlite_synchronous)
         if migrate:
@@ -530,7 +488,7 @@ class SqlStore:
         self._committer = _Committer(self.engine)
         url_ = self.engine.url
         in_memory = url_.get_backend_name() == "sqlite" and url_.database in (None, "", ":memory:")
-        self._process = _ProcessWriter(url, sqlite_synchronous) if writer == "process" and not in_memory else None
+        self._process = None if in_memory else _ProcessWriter(url, sqlite_synchronous)
         # batches out at once: the writer process takes the next while it commits one; the thread one at a time
         self._depth = 1 if self._process is None else WRITER_DEPTH
         self._in_flight = 0
@@ -582,7 +540,9 @@ class SqlStore:
             self._settle(batch, *reply.result())
         self._kick()
 
-    def _settle(self, batch: list[tuple[_Write, asyncio.Future[Any]]], outcomes: list[Outcome], commits: int) -> None:
+    def _settle(
+        self, batch: list[tuple[_Write, asyncio.Future[Any]]], outcomes: list[Outcome], commits: int
+    ) -> None:
         self.commits += commits
         self.writes += sum(1 for error, _ in outcomes if error is None)
         for (_, done), (error, result) in zip(batch, outcomes, strict=True):
@@ -608,17 +568,9 @@ class SqlStore:
     ) -> None:
         await self._write(_Create(room, seats, actions, rematch_of))
 
-    async def append(
-        self,
-        room_id: str,
-        actions: list[ActionRecord],
-        seq: tuple[str, int] | None = None,
-        over: bool = False,
-    ) -> None:
-        """Store ``actions``; ``seq`` (seat row, client number) belongs to the last of them."""
-        if seq is not None and not actions:
-            raise ValueError("a move's seq is stored on its action: append the action with it")
-        await self._write(_Append(room_id, actions, seq, over))
+    async def append(self, room_id: str, actions: list[ActionRecord], over: bool = False) -> None:
+        """Store ``actions``; ``over``: the game ended with them."""
+        await self._write(_Append(room_id, actions, over))
 
     async def take_seat(self, room_id: str, color: str, token_hash: str) -> bool:
         return bool(await self._write(_TakeSeat(room_id, color, token_hash)))
@@ -641,10 +593,10 @@ class SqlStore:
                 actions_table.select().where(actions_table.c.room_id == room_id).order_by(actions_table.c.n)
             ).mappings():
                 arg = None if r["arg"] is None else json.loads(r["arg"])
-                actions.append(ActionRecord(r["n"], r["kind"], r["color"], arg, r["at"]))
+                actions.append(ActionRecord(r["n"], r["kind"], r["color"], arg, r["at"], r["seat"], r["seq"]))
                 seat = seats.get(r["seat"]) if r["seq"] is not None else None
                 if seat is not None and r["seq"] > seat.last_seq:
-                    seat.last_seq = r["seq"]  # the seat's newest move (rows before 0003: the seat column)
+                    seat.last_seq = r["seq"]  # the seat's newest move (a room's first rows: the seat column)
         return StoredRoom(_room(row), seats, actions)
 
     async def live_room_ids(self) -> list[str]:

@@ -1,0 +1,1 @@
+"""The server's routers, one per concern."""

@@ -1,0 +1,169 @@
+"""A room's seats and the connections that hold their tokens.
+
+A seat is played by a person (``"human"``, who proves it with a token) or a
+computer (a player SPEC).  Only a token's hash is stored.  :class:`Client` is
+one connection's view of a room: the seats its tokens open and where its
+frames go.  :class:`Seats` holds both seats of one room and the clients in
+it, and answers who may speak for which colour.
+
+An opening rule (swap, swap2) may swap the seats: the stored seat rows keep
+the colours they started with (:meth:`Seats.row_label`), and each token then
+plays the other colour.
+
+This module knows no rule of any game, no socket and no storage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from tabletop.games.core import BLACK, WHITE, Color
+from tabletop.server.bus import Broadcast
+from tabletop.server.errors import RoomError
+from tabletop.server.store import SeatRecord
+
+__all__ = ["COLORS", "Client", "Outgoing", "Seats", "hash_secret", "new_secret"]
+
+COLORS = {"black": BLACK, "white": WHITE}
+
+Outgoing = dict[str, Any] | Broadcast  # a frame for one socket, or a room's broadcast
+"""What a connection sends: one frame as data, or a broadcast's frames."""
+
+
+def new_secret() -> str:
+    """A seat token or invite secret: 192 random bits, URL-safe."""
+    return secrets.token_urlsafe(24)
+
+
+def hash_secret(secret: str) -> str:
+    """Only this hash is stored, so a copied database gives no seat away."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Client:
+    """One connection's view of a room: the seats its tokens open, and ``send``,
+    which queues a frame (or a broadcast) for its socket."""
+
+    def __init__(
+        self, send: Callable[[Outgoing], None], on_rematch: Callable[[str], None] | None = None
+    ) -> None:
+        """``on_rematch(room_id)``: called after a ``rematch_started`` notice when the
+        connection asked to move into the rematch room (``?follow=1``)."""
+        self.send = send
+        self.on_rematch = on_rematch
+        self.tokens: dict[Color, str] = {}
+        self.greeted = False
+
+    @property
+    def colors(self) -> set[Color]:
+        return set(self.tokens)
+
+    def deliver(self, broadcast: Broadcast) -> None:
+        """A room's broadcast, as this client must see it: a rematch notice carries
+        the client's own tokens for the new room (colours swapped)."""
+        if broadcast.kind != "rematch_started" or not (self.tokens or self.on_rematch is not None):
+            self.send(broadcast)
+            return
+        notice = broadcast.frames[0]
+        event = notice["event"]
+        if self.tokens:
+            event = {**event, "tokens": {c.other.label: t for c, t in self.tokens.items()}}
+            notice = {**notice, "event": event}
+        self.send(notice)
+        if self.on_rematch is not None:
+            self.on_rematch(str(event["room"]))
+
+
+class Seats:
+    """Both seats of one room (stored rows by colour) and the clients in the room."""
+
+    def __init__(self, rows: dict[str, SeatRecord], clients: set[Client] | None = None) -> None:
+        self.rows = rows  # by the colour each seat plays now
+        self.clients: set[Client] = set() if clients is None else clients
+        self.swapped = False
+
+    def __getitem__(self, label: str) -> SeatRecord:
+        return self.rows[label]
+
+    def swap(self) -> None:
+        """An opening rule swapped the seats: each row and token now plays the other colour."""
+        self.swapped = not self.swapped
+        black, white = self.rows["black"], self.rows["white"]
+        self.rows = {
+            "black": SeatRecord("black", white.kind, white.token_hash, white.last_seq),
+            "white": SeatRecord("white", black.kind, black.token_hash, black.last_seq),
+        }
+        for client in self.clients:
+            client.tokens = {c.other: t for c, t in client.tokens.items()}
+
+    def row_label(self, label: str) -> str:
+        """The stored seat row of the seat now playing ``label``."""
+        return {"black": "white", "white": "black"}[label] if self.swapped else label
+
+    def seat_of(self, token: str) -> Color | None:
+        digest = hash_secret(token)
+        for label, seat in self.rows.items():
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
+                return COLORS[label]
+        return None
+
+    def admit(self, client: Client, tokens: list[str]) -> list[str]:
+        """Give ``client`` the seats its tokens open; returns the tokens that open none."""
+        bad: list[str] = []
+        for token in tokens:
+            color = self.seat_of(token)
+            if color is None:
+                bad.append(token)
+            else:
+                client.tokens[color] = token
+        return bad
+
+    def free(self) -> list[str]:
+        """The people's seats nobody has taken yet."""
+        return [label for label, s in self.rows.items() if s.kind == "human" and s.token_hash is None]
+
+    def humans(self) -> list[Color]:
+        return [c for label, c in COLORS.items() if self.rows[label].kind == "human"]
+
+    def watchers(self) -> int:
+        return sum(1 for c in self.clients if not c.tokens)
+
+    def connected(self, color: Color) -> bool:
+        return any(color in c.tokens for c in self.clients)
+
+    def presence(self) -> dict[str, bool]:
+        """Per seat: someone is there (a computer always is)."""
+        return {label: s.kind != "human" or self.connected(COLORS[label]) for label, s in self.rows.items()}
+
+    def view(self) -> dict[str, dict[str, Any]]:
+        """The seats as the room's state shows them (never a token)."""
+        return {
+            label: {
+                "kind": seat.kind,
+                "connected": seat.kind != "human" or self.connected(COLORS[label]),
+                "taken": seat.kind != "human" or seat.token_hash is not None,
+            }
+            for label, seat in self.rows.items()
+        }
+
+    @staticmethod
+    def speaker(
+        client: Client, acting: Color, *, to_move: bool = False, answering: Color | None = None
+    ) -> Color:
+        """The seat a request speaks for: the client's only seat, or for a hot-seat
+        client the seat that must act (``to_move``, or when it holds that seat) or
+        the side answering ``answering``'s offer."""
+        colors = client.tokens  # its keys: the client's seats
+        if not colors:
+            raise RoomError("not_seated", "spectators can only watch; join a seat to play")
+        if len(colors) == 1:
+            return next(iter(colors))
+        if answering is not None:
+            return answering.other
+        if to_move or acting in colors:
+            return acting
+        return next(iter(colors))

@@ -1,0 +1,77 @@
+"""Computer seats: when a computer must act, its move is searched off the event
+loop (in the process pool) and played like anyone else's.
+
+:class:`ComputerTurn` runs at most one search per room.  A search whose room
+moved on meanwhile (an undo, a resignation, a flag fall) is dropped.  A broken
+engine is announced to the room as an ``engine_failed`` error and leaves the
+room as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from tabletop.games.core import Color
+from tabletop.server.bus import Broadcast, frame
+from tabletop.server.workers import choose_job
+
+if TYPE_CHECKING:
+    from tabletop.server.room import Room
+
+__all__ = ["ComputerTurn"]
+
+log = logging.getLogger("tabletop.server")
+
+
+class ComputerTurn:
+    """The search of one room's computer seat, if one is running (the room is
+    passed in, not kept: a released room is freed by reference counting)."""
+
+    def __init__(self) -> None:
+        self.thinking: Color | None = None  # the seat being searched for
+        self.task: asyncio.Task[None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def schedule(self, room: Room) -> None:
+        """Start a search if a computer must act in ``room`` and none runs."""
+        if room.closed or self.busy:
+            return
+        if room.match.computer_to_move():
+            self.task = room.hub.spawn(self._think(room))
+
+    async def _think(self, room: Room) -> None:
+        m = room.match
+        color = room.acting()
+        version = m.version
+        spec = m.seats[color].kind
+        self.thinking = color
+        bus = room.hub.bus
+        await bus.publish(
+            room.id, Broadcast("thinking", [frame("event", event={"kind": "thinking", "color": color.label})])
+        )
+        try:
+            move = await room.hub.pool.run(
+                choose_job,
+                room.record.game,
+                room.record.options,
+                room.record.position,
+                [str(x) for x in m.board.move_stack],
+                spec,
+            )
+        except Exception as exc:  # noqa: BLE001 - a broken engine must not take the room down
+            log.warning("room %s: computer %s failed: %s", room.id, spec, exc)
+            self.thinking = None
+            error = frame(
+                "error", code="engine_failed", message=f"the computer ({spec}) failed: {exc}", seq=None
+            )
+            await bus.publish(room.id, Broadcast("error", [error]))
+            return
+        self.thinking = None
+        await room.play_computer(color, move, version)
+        self.task = None
+        self.schedule(room)
