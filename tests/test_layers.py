@@ -3,7 +3,8 @@
 The layers, top first: cli > bench > server > envs > tournament > match > players > protocols > ai >
 records > games > errors.  A module may import its own layer and any layer below it, never one above.
 The walk reads each module's syntax tree, so imports inside functions and under ``TYPE_CHECKING``
-count as much as those at the top of a file.  The root package (``tabletop/__init__.py``) is glue:
+count as much as those at the top of a file, and so does ``importlib.import_module`` with a literal
+name (or an f-string: its fixed start names the package).  The root package (``tabletop/__init__.py``) is glue:
 ``from tabletop import __version__`` is allowed anywhere, and each name it exports lazily counts as an
 import of the module that defines it.
 """
@@ -80,7 +81,24 @@ def imports_of(path: Path) -> list[Import]:
             module = _resolve_from(node, source, path.name == "__init__.py")
             for alias in node.names:
                 found.append(Import(source, _target(module, alias.name), node.lineno))
+        elif isinstance(node, ast.Call) and (name := _dynamic_import(node)):
+            found.append(Import(source, name, node.lineno))
     return [i for i in found if i.target == "tabletop" or i.target.startswith("tabletop.")]
+
+
+def _dynamic_import(call: ast.Call) -> str | None:
+    """The module of ``importlib.import_module("tabletop.x")``, or the fixed part of an f-string
+    argument (``f"tabletop.ai.{game}"`` imports from ``tabletop.ai``)."""
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if called != "import_module" or not call.args:
+        return None
+    arg = call.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+        return str(arg.values[0].value).rstrip(".")
+    return None
 
 
 def _target(module: str, name: str) -> str:
@@ -167,6 +185,8 @@ def test_every_name_imported_from_tabletop_exists() -> None:
          "tabletop.ai.levels imports tabletop.protocols.nboard"),
         ("from ..players import player", "tabletop.ai.base", "tabletop.ai.base imports tabletop.players"),
         ("from tabletop import player", "tabletop.protocols.gomocup", "imports tabletop.players"),
+        ("import importlib\nimportlib.import_module(f'tabletop.cli.{name}')", "tabletop.bench.reversi",
+         "tabletop.bench.reversi imports tabletop.cli"),
     ],
 )
 def test_the_walk_catches_an_upward_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str,
