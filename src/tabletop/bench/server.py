@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -26,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +37,15 @@ from tabletop.errors import UsageError as CliError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--games", type=int, default=50, help="concurrent games (default 50)")
+    parser.add_argument("--games", type=int, default=None, help="concurrent games (default 50; 200 with --soak)")
     parser.add_argument(
         "--duration", type=float, default=10.0, help="seconds of play to measure (default 10)"
     )
     parser.add_argument(
-        "--think", type=float, default=0.0, help="seconds each player waits before moving (default 0)"
+        "--think",
+        type=float,
+        default=None,
+        help="seconds each player waits before moving (default 0; 0.2 with --soak)",
     )
     parser.add_argument(
         "--clients",
@@ -58,6 +62,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="then run the same load through a bare relay on the same web stack (no work per move)"
         " and print the server's figures as a share of it",
+    )
+    parser.add_argument(
+        "--soak",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="a soak run instead: 200 games (or --games) at 0.2 s think (or --think) for SECONDS, with"
+        " computer seats and reconnects; the server's memory each minute, errors, lost or duplicated moves",
     )
 
 
@@ -359,6 +371,12 @@ def _cpu_seconds(pid: int | None) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.soak is not None:
+        from tabletop.bench import soak
+
+        return soak.run(args)
+    args.games = 50 if args.games is None else args.games
+    args.think = 0.0 if args.think is None else args.think
     if args.games < 1 or args.duration <= 0 or args.think < 0:
         raise CliError("--games must be at least 1, --duration positive and --think not negative")
     if args.clients is not None and args.clients < 1:
@@ -367,39 +385,47 @@ def run(args: argparse.Namespace) -> int:
     if args.url:
         result = _run(args.url.rstrip("/"), args.games, args.duration, args.think, None, processes)
         return _report(_with_reference(result, args, processes), args.json)
+    # a stress run (--think 0) sends far more than the 20 frames a second a
+    # person could; the flood limit is lifted for it and the report says so
+    unlimited = args.think < 0.05
+    with served(args.serve_arg + (["--frame-rate", "0"] if unlimited else [])) as (base, server, _folder):
+        result = _run(base, args.games, args.duration, args.think, server.pid, processes)
+        result["flood_limit"] = "off" if unlimited else "20 frames/s"
+    return _report(_with_reference(result, args, processes), args.json)
+
+
+@contextlib.contextmanager
+def served(extra: list[str], log: Path | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
+    """A ``tabletop serve`` on a free port with a fresh SQLite file in a temporary
+    folder: yields its base URL, its process and the folder (removed afterwards).
+    Its output goes to ``log`` (discarded without one)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    with tempfile.TemporaryDirectory(prefix="tabletop-bench-") as folder:
+    with tempfile.TemporaryDirectory(prefix="tabletop-bench-") as name:
+        folder = Path(name)
         command = [
             str(Path(sys.executable).with_name("tabletop")),
             "serve",
             "--port",
             str(port),
             "--database",
-            f"sqlite:///{Path(folder) / 'bench.db'}",
+            f"sqlite:///{folder / 'bench.db'}",
+            *extra,
         ]
-        # a stress run (--think 0) sends far more than the 20 frames a second a
-        # person could; the flood limit is lifted for it and the report says so
-        unlimited = args.think < 0.05
-        if unlimited:
-            command += ["--frame-rate", "0"]
-        command += args.serve_arg
-        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            _wait(f"http://127.0.0.1:{port}/healthz", server)
-            result = _run(
-                f"http://127.0.0.1:{port}", args.games, args.duration, args.think, server.pid, processes
-            )
-            result["flood_limit"] = "off" if unlimited else "20 frames/s"
-        finally:
-            server.terminate()
+        with contextlib.ExitStack() as stack:
+            out: Any = subprocess.DEVNULL if log is None else stack.enter_context(log.open("wb"))
+            server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
             try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-    return _report(_with_reference(result, args, processes), args.json)
+                _wait(f"http://127.0.0.1:{port}/healthz", server)
+                yield f"http://127.0.0.1:{port}", server, folder
+            finally:
+                server.terminate()
+                try:
+                    server.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
 
 
 def _with_reference(result: dict[str, Any], args: argparse.Namespace, processes: int) -> dict[str, Any]:
