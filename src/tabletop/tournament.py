@@ -143,7 +143,7 @@ def play_one(spec: GameSpec) -> GameResult:
             color = match.board.turn
             name = names[color]
             try:
-                players.setdefault(color, match.player_for(color))
+                players[color] = match.player_for(color)  # made once per seat by the Match
                 started = time.perf_counter()
                 move = players[color].choose(match.board.copy(), limit)
                 seconds[name] += time.perf_counter() - started
@@ -153,10 +153,11 @@ def play_one(spec: GameSpec) -> GameResult:
                 failure = Failure(name, spec.a if name == "A" else spec.b, color.label, failure_kind(exc), str(exc))
                 match.resign(color)
     finally:
-        for p in players.values():
+        for p in players.values():  # an external engine's process ends with its game
             close = getattr(p, "close", None)
             if callable(close):
-                close()
+                with contextlib.suppress(Exception):  # the game is decided; a failed shutdown changes nothing
+                    close()
     return _result(spec, match, a_color, failure, seconds, moves)
 
 
