@@ -252,7 +252,8 @@ def test_unknown_rooms_and_unfit_record_formats_are_refused(server: Server) -> N
     room = server.http.post("/api/rooms", json={"game": "tictactoe"}).json()["room"]
     reply = server.http.get(f"/api/rooms/{room}/record", params={"format": "ggf"})
     assert reply.status_code == 400 and "tictactoe" in reply.json()["message"]
-    assert server.http.get(f"/api/rooms/{room}/record", params={"format": "doc"}).status_code == 400
+    unknown = server.http.get(f"/api/rooms/{room}/record", params={"format": "doc"})
+    assert unknown.status_code == 422 and unknown.json()["code"] == "bad_request"  # not one of the documented formats
 
 
 def test_openapi_and_web_app_are_served(server: Server) -> None:

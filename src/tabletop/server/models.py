@@ -1,24 +1,32 @@
-"""The shapes of requests and websocket frames, checked by pydantic.
+"""The shapes of requests, answers and websocket frames, checked by pydantic.
 
 Every body and frame the server accepts is one of these models; anything else
-is refused with a code before it reaches a room.  This module holds shapes
-only: no rules, no storage.
+is refused with a code before it reaches a room.  The answers' models are what
+``/openapi.json`` documents (:class:`ErrorBody` for every refusal).  This module
+holds shapes only: no rules, no storage.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 __all__ = [
+    "Analysis",
+    "AnalyseRequest",
     "ClientFrame",
     "ClockRequest",
     "CreateRoom",
     "CreatedRoom",
+    "ErrorBody",
+    "Evaluation",
     "JoinRoom",
     "Joined",
-    "AnalyseRequest",
+    "Lobby",
+    "LobbyRoom",
+    "RecordFormat",
+    "RoomState",
     "client_frame",
 ]
 
@@ -70,6 +78,108 @@ class AnalyseRequest(_Strict):
     position: str | None = Field(None, max_length=2000)
     moves: list[Annotated[str, Field(max_length=16)]] = Field(default_factory=list, max_length=400)
     seconds: float = Field(1.0, gt=0, le=10)
+
+
+# -- answers -------------------------------------------------------------------------------------
+class ErrorBody(BaseModel):
+    """The body of every refused HTTP request, validation errors (422) included."""
+
+    code: str = Field(description="what went wrong, for programs", examples=["unknown_room"])
+    message: str = Field(description="one line for people", examples=["there is no room 'x'"])
+    detail: str = Field(description="the message again, where FastAPI clients look for it")
+
+
+class LobbyRoom(BaseModel):
+    id: str
+    game: str
+    options: dict[str, OptionValue]
+    seats: dict[str, str]
+    clock: dict[str, float | None] | None
+    created: float
+
+
+class Lobby(BaseModel):
+    """Listed rooms waiting for a player."""
+
+    rooms: list[LobbyRoom]
+
+
+class SeatView(BaseModel):
+    kind: str = Field(description='"human" or the computer player\'s SPEC')
+    connected: bool
+    taken: bool
+
+
+class OutcomeView(BaseModel):
+    winner: Literal["black", "white"] | None
+    reason: str
+    score: list[int]
+    discs: list[int] | None = None
+    cells: list[str] = Field(default_factory=list, description="the winning line")
+
+
+Color = Literal["black", "white"]
+
+
+class RoomState(BaseModel):
+    """A room as ``GET /api/rooms/{id}`` and the ``state`` frame show it (never a token; docs/wire.md)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    game: str
+    options: dict[str, OptionValue]
+    start_position: str | None
+    mode: str
+    listed: bool
+    position: str
+    moves: list[str]
+    turn: Color | None = Field(description="null once the game is over")
+    legal: list[str]
+    forbidden: list[str] = Field(description="Renju: Black's forbidden points when Black is to move")
+    outcome: OutcomeView | None
+    version: int
+    clocks: dict[str, float] | None
+    seats: dict[str, SeatView]
+    takeback_from: Color | None
+    draw_from: Color | None
+    opening: dict[str, Any] | None
+    actor: Color | None
+    thinking: Color | None
+    watchers: int
+    rematch: str | None = Field(description="the rematch room's id")
+
+
+RecordFormat = Literal["ggf", "obf", "psq", "sgf", "transcript"]
+"""The names of :func:`tabletop.records.formats` (a test keeps the two equal)."""
+
+
+class Evaluation(BaseModel):
+    scores: list[float | None] = Field(
+        description="one per ply (0: the start), from Black's side; null where the engine gave none"
+    )
+
+
+class MoveScore(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    move: str
+    score: float
+    exact: bool
+    book: bool = False
+
+
+class Analysis(BaseModel):
+    """The engine's analysis of a position (``Analysis.to_dict()``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    scores: list[MoveScore] = Field(description="best first, from the mover's side")
+    pv: list[str]
+    depth: int
+    nodes: int
+    seconds: float
+    forced_win: list[str] | None
 
 
 # -- websocket frames from clients ----------------------------------------------------------------
