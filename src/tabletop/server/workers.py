@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 __all__ = ["AnalysisUnavailable", "Pool", "analyse_job", "choose_job", "evaluate_job"]
@@ -106,7 +107,15 @@ class Pool:
         return self._executor
 
     async def run(self, fn: Any, *args: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self._get(), fn, *args)
+        executor = self._get()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+        except BrokenProcessPool:
+            # A worker died (a crash in native code, say): this job fails, the next gets a new pool
+            if self._executor is executor:
+                self._executor = None
+                executor.shutdown(wait=False, cancel_futures=True)
+            raise
 
     def close(self) -> None:
         """Stop the pool at once: a search still running is ended, not waited for
