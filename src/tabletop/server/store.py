@@ -67,6 +67,7 @@ rooms_table = sa.Table(
     sa.Column("over", sa.Boolean, nullable=False, default=False),
     sa.Column("rematch", sa.String(32), nullable=True),
 )
+sa.Index("rooms_lobby", rooms_table.c.listed, rooms_table.c.over, rooms_table.c.created)  # the lobby's query
 
 seats_table = sa.Table(
     "seats",
@@ -75,8 +76,8 @@ seats_table = sa.Table(
     sa.Column("color", sa.String(8), primary_key=True),
     sa.Column("kind", sa.String(200), nullable=False),
     sa.Column("token_hash", sa.String(64), nullable=True),
-    # a client's seq may be up to 2**62 (models.MoveFrame): 64 bits, also on PostgreSQL
-    sa.Column("last_seq", sa.BigInteger, nullable=False, default=0),
+    # a client's seq may be up to 2**62 (models.MoveFrame): 64 bits; SQLite's INTEGER already has them
+    sa.Column("last_seq", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False, default=0),
 )
 
 actions_table = sa.Table(
