@@ -275,7 +275,7 @@ def _seq_of(text: str) -> int | None:
     """The seq of a refused frame, if it has a readable one (so the client can match the error)."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nesting deeper than json's recursion limit is a bad frame too
         return None
     seq = data.get("seq") if isinstance(data, dict) else None
     return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
