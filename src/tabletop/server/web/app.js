@@ -19,12 +19,14 @@
 import { initTheme } from "/web/theme.js";
 import { initStart } from "/web/start.js";
 import { initPlay } from "/web/play.js";
+import { showMissing } from "/web/dom.js";
 
 function main() {
   initTheme();
   const match = /^\/play\/([^/]+)\/?$/.exec(location.pathname);
   if (match) initPlay(decodeURIComponent(match[1]));
-  else initStart();
+  else if (location.pathname === "/") initStart();
+  else showMissing("Page not found", `There is no page at ${location.pathname} on this server.`);
 }
 
 main();

@@ -138,6 +138,7 @@ export function drawBoard(view) {
   const winning = view.winning || new Set();
   const flips = view.flips || new Set();
   const hints = view.hints || new Map();
+  const hintText = view.hintText || formatScore;
   for (let row = 0; row < h; row++) {
     for (let col = 0; col < w; col++) {
       const cx = MARGIN + CELL * col + CELL / 2;
@@ -153,7 +154,7 @@ export function drawBoard(view) {
       else if (!color && view.showLegal && legal.has(name)) label += ", legal";
       if (name === view.last) label += ", last move";
       if (winning.has(name)) label += ", winning line";
-      if (hints.has(name)) label += `, hint score ${formatScore(hints.get(name))}`;
+      if (hints.has(name)) label += `, hint score ${hintText(hints.get(name))}`;
       if (name === view.focus) classes.push("focused");
       const g = el("g", {
         class: classes.join(" "), "data-move": name, role: "button", "aria-label": label,
@@ -184,11 +185,14 @@ export function drawBoard(view) {
           cx, cy, r: CELL / 2 - 5, fill: best ? "#1565c0" : "#ffffff", opacity: 0.92,
           stroke: "#1565c0", "stroke-width": 1.5, class: "hint",
         }, g);
+        const text = hintText(hints.get(name));
+        // longer marks get a smaller font so that they stay inside the circle
+        const size = Math.min(11, 26 / (0.62 * Math.max(1, text.length)));
         const t = el("text", {
-          x: cx, y: cy + 4, "font-size": 11, "font-weight": 700, "text-anchor": "middle",
+          x: cx, y: cy + size / 3, "font-size": size.toFixed(1), "font-weight": 700, "text-anchor": "middle",
           fill: best ? "#ffffff" : "#0d3c78", class: "hint-text",
         }, g);
-        t.textContent = formatScore(hints.get(name));
+        t.textContent = text;
       }
       el("rect", {
         x: cx - CELL / 2 + 2, y: cy - CELL / 2 + 2, width: CELL - 4, height: CELL - 4,

@@ -2,16 +2,22 @@
 
 import { $, say } from "/web/dom.js";
 import { squareAt, squareName } from "/web/board.js";
-import { game, isLocal } from "/web/state.js";
+import { game, COLORS, isLocal, mine } from "/web/state.js";
 import { tryMove } from "/web/moves.js";
 import { render, markFocus, focusSquare } from "/web/render.js";
-import { answerRequest } from "/web/result.js";
+import { answerRequest, closeRequest } from "/web/result.js";
 import { updateExportLink, exportRecord } from "/web/record.js";
 
 export function bindControls() {
   const send = (frame) => () => game.conn && game.conn.send(frame);
-  $("undo").addEventListener("click", send({ type: "undo" }));
-  $("redo").addEventListener("click", send({ type: "redo" }));
+  $("undo").addEventListener("click", () => {
+    game.redoing = false;
+    send({ type: "undo" })();
+  });
+  $("redo").addEventListener("click", () => {
+    game.redoing = true;
+    send({ type: "redo" })();
+  });
   $("takeback").addEventListener("click", send({ type: "takeback" }));
   $("draw").addEventListener("click", send({ type: "draw" }));
   $("resign").addEventListener("click", () => {
@@ -30,11 +36,17 @@ export function bindControls() {
     }, 15000);
   });
   const rematch = () => {
+    closeRequest();
     $("result-dialog").close();
     game.conn.send({ type: "rematch" });
   };
   $("rematch").addEventListener("click", rematch);
   $("result-rematch").addEventListener("click", rematch);
+  $("result-decline").addEventListener("click", () => {
+    closeRequest();
+    $("result-dialog").close();
+    say("Rematch declined.", 5000, "info");
+  });
   const newGame = () => location.assign("/");
   $("new-game").addEventListener("click", newGame);
   $("result-new").addEventListener("click", newGame);
@@ -63,8 +75,9 @@ export function bindControls() {
 }
 
 function confirmResign() {
-  // a resignation cannot be undone online; at one screen it is a quick way to end
-  return isLocal() || window.confirm("Resign this game?");
+  // a resignation cannot be undone against a person or the computer; a game between two
+  // players at one screen ends at once
+  return (isLocal() && COLORS.every(mine)) || window.confirm("Resign this game?");
 }
 
 async function copyInvite() {

@@ -13,3 +13,19 @@ export function say(text, ms = 5000, tone = "error") {
   clearTimeout(messageTimer);
   if (ms) messageTimer = setTimeout(() => { box.textContent = ""; }, ms);
 }
+
+/** Take a refusal off the line once the position it was about has changed. */
+export function clearError() {
+  const box = $("message");
+  if (box.dataset.tone !== "error") return;
+  clearTimeout(messageTimer);
+  box.textContent = "";
+}
+
+/** Show one of the page's whole-screen notices (a room or a page that does not exist). */
+export function showMissing(title, text) {
+  for (const view of document.querySelectorAll("main")) view.hidden = view.id !== "missing-view";
+  $("missing-title").textContent = title;
+  $("missing-text").textContent = text;
+  document.title = `tabletop — ${title.toLowerCase()}`;
+}

@@ -2,10 +2,10 @@
 // an undo, the end, requests and presence.  Each handler changes the state and
 // redraws; anything it cannot apply by itself is fetched again (refreshSoon).
 
-import { $, say } from "/web/dom.js";
+import { $, clearError, say } from "/web/dom.js";
 import { parsePosition, squareAt } from "/web/board.js";
 import { saveSeat } from "/web/net.js";
-import { game, COLORS, SQUARE, mine, colorName } from "/web/state.js";
+import { game, COLORS, SQUARE, mine, colorName, isLocal, isPlayer } from "/web/state.js";
 import { setRoom, refreshSoon, lastPlacement, positionText } from "/web/room.js";
 import { render } from "/web/render.js";
 import { askOrWait, closeRequest, gameEnded, showHint } from "/web/result.js";
@@ -63,8 +63,18 @@ function onError(frame) {
     say("This browser's seat is no longer valid; you are watching.", 0);
     return;
   }
-  say(frame.message || frame.code || "The server refused that.");
+  if (frame.code === "nothing_to_redo") game.undone = [];
+  game.redoing = false;
+  say(refusalText(frame) || "The server refused that.");
   $("hint").disabled = false;
+}
+
+/** The server's reason in the page's words: "j8: forbidden for Black (double-three)"
+ * reads "j8 is forbidden for Black (double-three)." */
+function refusalText(frame) {
+  const text = frame.message || frame.code || "";
+  const foul = /^([a-z]\d{1,2}): (forbidden for Black \([\w-]+\))$/.exec(text);
+  return foul ? `${foul[1]} is ${foul[2]}.` : text;
 }
 
 function onEvent(event, version) {
@@ -145,6 +155,11 @@ function onEvent(event, version) {
       render();
       break;
     case "seat_joined":
+      if (isPlayer() && !isLocal() && !mine(event.color)) {
+        say(`Your opponent has joined: ${colorName(event.color)} is here.`, 8000, "info");
+      }
+      refreshSoon();
+      break;
     case "seat_connected":
     case "seat_disconnected":
     case "connection_changed":
@@ -172,6 +187,10 @@ function movePlayed(event) {
   game.best = null;
   game.thinking = null;
   game.flips = new Set();
+  clearError();
+  // a move that Redo brings back leaves the rest redoable; any other move ends the redo line
+  if (game.redoing && game.undone.length) game.undone.pop();
+  else game.undone = [];
   // the stone's colour is the side to move in the position; during a swap opening
   // one seat places stones of both colours, so event.color (the seat) may differ
   const stone = game.pos.turn;
@@ -201,6 +220,8 @@ function moveUndone(event) {
   room.moves = moves;
   room.outcome = null;
   game.resultShown = false;
+  if (event.move) game.undone.push(event.move);
+  clearError();
   game.hints = new Map();
   game.flips = new Set();
   const known = game.positions.get(moves.length);

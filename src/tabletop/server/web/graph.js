@@ -65,10 +65,12 @@ export function drawGraph(data, room) {
   const x = (ply) => pad + ((width - 2 * pad) * ply) / maxPly;
   const y = (score) => height / 2 - ((height / 2 - pad / 2) * score) / maxAbs;
   el("line", { x1: pad, y1: height / 2, x2: width - pad, y2: height / 2, class: "graph-axis" }, svg);
+  const [first, second] = sideNames(room);
+  const decided = points.some((p) => p.decided);
   const top = el("text", { x: 4, y: 14, class: "graph-label" }, svg);
-  top.textContent = points.some((p) => p.decided) ? "Black winning" : `Black +${formatNumber(maxAbs)}${unit}`;
+  top.textContent = decided ? `${first} winning` : `${first} +${formatNumber(maxAbs)}${unit}`;
   const bottom = el("text", { x: 4, y: height - 4, class: "graph-label" }, svg);
-  bottom.textContent = points.some((p) => p.decided) ? "White winning" : `White +${formatNumber(maxAbs)}${unit}`;
+  bottom.textContent = decided ? `${second} winning` : `${second} +${formatNumber(maxAbs)}${unit}`;
   if (points.length) {
     const path = points.map((p, i) => `${i ? "L" : "M"}${x(p.ply).toFixed(1)} ${y(p.score).toFixed(1)}`).join("");
     const area = `${path}L${x(points[points.length - 1].ply).toFixed(1)} ${height / 2}L${x(points[0].ply).toFixed(1)} ${height / 2}Z`;
@@ -76,6 +78,11 @@ export function drawGraph(data, room) {
     el("path", { d: path, class: "graph-line", fill: "none" }, svg);
   }
   return svg;
+}
+
+/** The two sides as the game names them: Tic-tac-toe's X and O, otherwise Black and White. */
+function sideNames(room) {
+  return room && room.game === "tictactoe" ? ["X", "O"] : ["Black", "White"];
 }
 
 function formatNumber(n) {
@@ -86,8 +93,9 @@ function graphLabel(points, room) {
   if (!points.length) return "No evaluation";
   const last = points[points.length - 1];
   const moves = room && room.moves ? room.moves.length : last.ply;
+  const [first, second] = sideNames(room);
   const end = last.decided
-    ? last.score > 0 ? "won for Black" : last.score < 0 ? "won for White" : "drawn"
-    : `final score ${formatNumber(last.score)} from Black's side`;
+    ? last.score > 0 ? `won for ${first}` : last.score < 0 ? `won for ${second}` : "drawn"
+    : `final score ${formatNumber(last.score)} from ${first}'s side`;
   return `Evaluation over ${moves} moves; ${end}`;
 }

@@ -14,6 +14,7 @@ export function tryMove(name) {
     say(why);
     return;
   }
+  game.redoing = false; // a move of one's own replaces whatever could have been redone
   game.conn.move(name);
 }
 
@@ -36,7 +37,11 @@ function refusal(name) {
   const forbidden = forbiddenMap();
   if (forbidden.has(name)) {
     const kind = forbidden.get(name);
-    return kind ? `${name} is forbidden for Black (${kind}).` : `${name} is forbidden for Black by the renju rule.`;
+    if (kind) return `${name} is forbidden for Black (${kind}).`;
+    // the server refuses it without changing anything and names the foul (events.js shows it);
+    // where a forbidden move loses instead, it is refused here
+    if (!(room.options && room.options.forbidden_loses)) return "";
+    return `${name} is forbidden for Black by the renju rule.`;
   }
   const legal = room.legal;
   if (Array.isArray(legal) && legal.length && !legal.includes(name)) {

@@ -1,12 +1,12 @@
 // The game screen's start: take a seat (invite link), load the room, open its
 // websocket and keep the clocks ticking.
 
-import { $, say } from "/web/dom.js";
+import { $, say, showMissing } from "/web/dom.js";
 import { api, ApiError, loadSeat, saveSeat, RoomConnection } from "/web/net.js";
 import { game, isPlayer } from "/web/state.js";
 import { setRoom } from "/web/room.js";
 import { onFrame } from "/web/events.js";
-import { tickClocks } from "/web/render.js";
+import { render, tickClocks } from "/web/render.js";
 import { bindControls } from "/web/controls.js";
 
 export async function initPlay(roomId) {
@@ -34,7 +34,11 @@ export async function initPlay(roomId) {
   try {
     setRoom(await api("GET", `/api/rooms/${encodeURIComponent(roomId)}`));
   } catch (error) {
-    say(error instanceof ApiError && error.status === 404 ? "There is no such game." : error.message, 0);
+    if (error instanceof ApiError && error.status === 404) {
+      showMissing("No such game", `There is no game ${roomId} on this server: the link may be mistyped, or the game was deleted.`);
+    } else {
+      say(error.message, 0);
+    }
     return;
   }
   game.conn = new RoomConnection(roomId, game.seat, {
@@ -44,6 +48,7 @@ export async function initPlay(roomId) {
   });
   game.conn.open();
   setInterval(tickClocks, 250);
+  addEventListener("resize", () => requestAnimationFrame(render)); // a phone turned sideways
   window.tabletop = game; // lets tests and curious users look inside
 }
 

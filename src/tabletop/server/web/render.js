@@ -2,10 +2,10 @@
 // the status line, the move list, the controls and the clocks.  Nothing here
 // changes the state except the one-shot flip animation and the focus.
 
-import { $ } from "/web/dom.js";
-import { drawBoard } from "/web/board.js";
+import { $, say } from "/web/dom.js";
+import { CELL, MARGIN, drawBoard } from "/web/board.js";
 import { game, COLORS, SQUARE, actorOf, colorName, counts, forbiddenMap, gameTitle, isComputer, isLocal, isPlayer, mine, openingStage, seatConnected, seatKind } from "/web/state.js";
-import { resultWords } from "/web/result.js";
+import { hintMark, resultWords } from "/web/result.js";
 
 export function render() {
   const room = game.room;
@@ -26,10 +26,12 @@ export function render() {
     winning: new Set(outcome && outcome.cells ? outcome.cells : []),
     flips: game.flips,
     hints: game.hints,
+    hintText: hintMark,
     best: game.best,
     focus: game.focus,
   });
   board.replaceChildren(svg);
+  fitToScreen(svg, game.pos, board);
   board.dataset.game = room.game;
   board.dataset.turn = room.turn || "";
   board.dataset.moves = String((room.moves || []).length);
@@ -41,6 +43,23 @@ export function render() {
   renderControls();
   renderSpecialMoves();
   document.title = `tabletop — ${gameTitle(room.game)}`;
+}
+
+/**
+ * On a narrow screen (a 19x19 board on a phone) the picture's right and bottom margins
+ * hold nothing, so they are cut off to give the points more room, and the coordinates
+ * on the left and top are drawn large enough to read.
+ */
+function fitToScreen(svg, pos, wrap) {
+  const full = MARGIN * 2 + CELL * pos.width;
+  const width = wrap.clientWidth;
+  if (!width || (width * CELL) / full >= 24) return;
+  const trimmed = full - MARGIN;
+  svg.setAttribute("viewBox", `0 0 ${trimmed} ${MARGIN + CELL * pos.height}`);
+  const scale = width / trimmed; // pixels per unit of the picture
+  const size = Math.min(20, Math.max(11, 9.5 / scale));
+  for (const t of svg.querySelectorAll(":scope > text")) t.setAttribute("font-size", size.toFixed(1));
+  svg.classList.add("compact");
 }
 
 function renderPlayers() {
@@ -91,26 +110,44 @@ function renderStatus() {
     text += ` · ${n.black}–${n.white}`;
   }
   $("status").textContent = text;
-  $("watchers").textContent = typeof game.watchers === "number"
-    ? `${game.watchers} watching` : "";
+  // spectators come only to online games; at one screen the count would always be 0
+  $("watchers").textContent = !isLocal() && game.watchers > 0 ? `${game.watchers} watching` : "";
 }
 
 function renderMoves() {
   const list = $("move-list");
   const moves = game.room.moves || [];
+  const first = firstMover();
   list.textContent = "";
   moves.forEach((move, i) => {
     const li = document.createElement("li");
+    const color = moverOf(i, first);
     li.textContent = move;
-    li.className = moverOf(i);
+    li.className = color;
+    li.dataset.ply = String(i + 1);
+    // each row is one numbered pair: Black's move and White's answer
+    if (color === "black" || i === 0) li.dataset.number = String(moveNumber(i, first));
+    li.setAttribute("aria-label", `${moveNumber(i, first)}. ${colorName(color)} ${move}`);
     list.append(li);
   });
-  list.scrollTop = list.scrollHeight;
+  list.scrollTop = list.scrollHeight; // follow the latest move
 }
 
-/** The colour that played ply i: moves alternate, a pass is a move too. */
-function moverOf(i) {
-  return i % 2 === 0 ? "black" : "white";
+/** The colour of the game's first move: Black, unless the start position gives White the move. */
+function firstMover() {
+  const start = game.room.start_position;
+  return typeof start === "string" && /\sO$/.test(start.trim()) ? "white" : "black";
+}
+
+/** The colour that played ply i (from 0): moves alternate, a pass is a move too. */
+function moverOf(i, first) {
+  const other = first === "black" ? "white" : "black";
+  return i % 2 === 0 ? first : other;
+}
+
+/** The number of the Black/White pair that ply i (from 0) belongs to. */
+function moveNumber(i, first) {
+  return Math.floor((i + (first === "white" ? 1 : 0)) / 2) + 1;
 }
 
 function renderControls() {
@@ -121,9 +158,10 @@ function renderControls() {
   for (const b of document.querySelectorAll("[data-local]")) b.hidden = !player || !local;
   for (const b of document.querySelectorAll("[data-online]")) b.hidden = !player || local;
   $("undo").disabled = !(room.moves || []).length;
+  $("redo").disabled = !game.undone.length;
   $("resign").hidden = !player;
   $("resign").disabled = over || !room.turn;
-  $("hint").hidden = !player;
+  $("hint").hidden = !player || !local; // no engine help between two people online
   $("hint").disabled = over || !room.turn;
   $("rematch").hidden = !player;
   $("rematch").disabled = !over;
@@ -167,14 +205,33 @@ export function tickClocks() {
   const room = game.room;
   if (!room || !room.clocks) return;
   const elapsed = (performance.now() - game.clocksAt) / 1000;
+  const running = seatsFilled(room);
   for (const color of COLORS) {
     let left = room.clocks[color];
     if (typeof left !== "number") continue;
-    if (actorOf(room) === color) left = Math.max(0, left - elapsed);
+    game.clockMax = Math.max(game.clockMax, left);
+    if (running && actorOf(room) === color) left = Math.max(0, left - elapsed);
     const el = $(`player-${color}`).querySelector(".clock");
     el.textContent = clockText(left);
-    el.classList.toggle("low", left < 10);
+    const low = left <= lowTime();
+    el.classList.toggle("low", low);
+    if (low && left > 0 && running && !game.lowWarned.has(color) && mine(color) && !room.outcome) {
+      game.lowWarned.add(color);
+      say(`${colorName(color)}: ${Math.round(lowTime())} seconds left.`, 6000, "error");
+    }
+    if (!low) game.lowWarned.delete(color); // an increment can lift the clock back above the mark
   }
+}
+
+/** Under this many seconds a clock is low: a tenth of the game's time, 10 to 30 seconds. */
+function lowTime() {
+  return Math.min(30, Math.max(10, game.clockMax / 10));
+}
+
+/** Clocks run only once every human seat has its player (the server holds them until then). */
+function seatsFilled(room) {
+  const seats = room.seats || {};
+  return COLORS.every((color) => !seats[color] || typeof seats[color] !== "object" || seats[color].taken !== false);
 }
 
 function clockText(seconds) {

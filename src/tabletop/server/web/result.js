@@ -5,14 +5,15 @@ import { $, say } from "/web/dom.js";
 import { formatScore } from "/web/board.js";
 import { api } from "/web/net.js";
 import { drawGraph } from "/web/graph.js";
-import { game, COLORS, SQUARE, colorName, isComputer, isLocal, isPlayer, mine } from "/web/state.js";
+import { game, COLORS, SQUARE, colorName, counts, isComputer, isLocal, isPlayer, mine } from "/web/state.js";
 import { render } from "/web/render.js";
 
 export function askOrWait(color, kind) {
   const other = color === "black" ? "white" : "black";
   const what = { takeback: "take back a move", draw: "agree a draw", rematch: "play a rematch" }[kind];
-  if (kind === "rematch" && $("result-dialog").open) {
-    $("result-text").textContent += ` ${colorName(color)} offers a rematch.`;
+  if (kind === "rematch" && mine(other)) {
+    offerRematch(color);
+    return;
   }
   if (mine(other)) {
     game.request = kind;
@@ -26,7 +27,25 @@ export function askOrWait(color, kind) {
   }
 }
 
+/** A rematch offer is answered in the result dialog, in front of everything else:
+ * its Rematch button becomes the one Accept, with a Decline beside it. */
+function offerRematch(color) {
+  game.request = "rematch";
+  $("result-offer").textContent = `${colorName(color)} offers a rematch.`;
+  $("result-rematch").textContent = "Accept rematch";
+  $("result-rematch").hidden = false;
+  $("result-decline").hidden = false;
+  const dialog = $("result-dialog");
+  if (!dialog.open) dialog.showModal();
+  $("result-rematch").focus();
+}
+
 export function closeRequest() {
+  if (game.request === "rematch") {
+    $("result-offer").textContent = "";
+    $("result-rematch").textContent = "Rematch";
+    $("result-decline").hidden = true;
+  }
   game.request = null;
   $("request").hidden = true;
 }
@@ -83,11 +102,27 @@ export function gameEnded() {
   const words = resultWords(outcome);
   $("result-title").textContent = words.title;
   const moves = (game.room.moves || []).length;
-  $("result-text").textContent = `${moves} moves. ${resultLine(outcome)}`;
+  const parts = [`${moves} ${moves === 1 ? "move" : "moves"}.`, resultLine(outcome)];
+  const empties = emptiesToWinner(outcome);
+  if (empties) parts.push(empties);
+  $("result-text").textContent = parts.join(" ");
   $("result-rematch").hidden = !isPlayer();
   const dialog = $("result-dialog");
   if (!dialog.open) dialog.showModal();
   loadGraph();
+}
+
+/** Reversi: when the game ends with empty squares, the rules give them to the winner,
+ * so the score differs from the discs on the board; say so. */
+function emptiesToWinner(outcome) {
+  if (game.room.game !== "reversi" || !outcome.winner || !Array.isArray(outcome.score)) return "";
+  const n = counts();
+  const empty = game.pos.width * game.pos.height - n.black - n.white;
+  const [black, white] = outcome.score;
+  if (!empty || black + white === n.black + n.white) return "";
+  const loser = outcome.winner === "black" ? "white" : "black";
+  const squares = empty === 1 ? "1 empty square goes" : `${empty} empty squares go`;
+  return `On the board ${n[outcome.winner]} discs to ${n[loser]}: the ${squares} to the winner, as the rules say.`;
 }
 
 function resultLine(outcome) {
@@ -114,9 +149,40 @@ export function showHint(analysis) {
     if (item && SQUARE.test(item.move)) game.hints.set(item.move, item.score);
   }
   game.best = (analysis.scores && analysis.scores[0] && analysis.scores[0].move) || (analysis.pv || [])[0] || null;
-  if (game.best) say(`Hint: ${game.best} (${formatScore(scoreOf(analysis, game.best))}).`, 8000, "info");
+  const side = game.room.turn || game.pos.turn;
+  if (game.best) say(`Hint: ${game.best} (${hintWords(scoreOf(analysis, game.best), side)}).`, 8000, "info");
   else say("No hint for this position.", 5000, "info");
   render();
+}
+
+// engines report a proven win or loss as a huge score
+const DECIDED = 10000;
+
+/** A hint score in words with its unit, from the side to move's view: Reversi in discs,
+ * Gomoku in the engine's points, Tic-tac-toe (solved exactly) as win, draw or loss. */
+export function hintWords(score, side) {
+  const who = colorName(side);
+  if (typeof score !== "number") return `no score for ${who}`;
+  const kind = game.room.game;
+  if (Math.abs(score) >= DECIDED || (kind === "tictactoe" && score !== 0)) {
+    return score > 0 ? `a win for ${who}` : `a loss for ${who}`;
+  }
+  if (kind === "tictactoe") return "a draw with best play";
+  if (kind === "reversi") {
+    const discs = Math.abs(score) === 1 ? "disc" : "discs";
+    return `${formatScore(score)} ${discs} for ${who}`;
+  }
+  return `${formatScore(Math.round(score))} ${Math.abs(Math.round(score)) === 1 ? "point" : "points"} for ${who}`;
+}
+
+/** The short form drawn in a hint circle: at most five characters. */
+export function hintMark(score) {
+  if (typeof score !== "number") return "?";
+  const kind = game.room.game;
+  if (Math.abs(score) >= DECIDED || (kind === "tictactoe" && score !== 0)) return score > 0 ? "win" : "loss";
+  if (kind === "tictactoe") return "draw";
+  if (Math.abs(score) >= 1000) return `${score > 0 ? "+" : "−"}${(Math.abs(score) / 1000).toFixed(1)}k`;
+  return formatScore(kind === "reversi" ? score : Math.round(score));
 }
 
 function scoreOf(analysis, move) {

@@ -20,6 +20,7 @@ export function initStart() {
   };
   form.addEventListener("input", sync);
   form.addEventListener("change", sync);
+  restoreChoices(form);
   sync();
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -27,6 +28,7 @@ export function initStart() {
     $("start-button").disabled = true;
     try {
       const { body, mode } = startRequest(form);
+      saveChoices(form);
       const created = await api("POST", "/api/rooms", body);
       saveSeat(created.room, { tokens: created.tokens || {}, invite: created.invite || null, seq: 0, mode });
       location.assign(`/play/${encodeURIComponent(created.room)}`);
@@ -36,6 +38,47 @@ export function initStart() {
     }
   });
   loadLobby();
+}
+
+const CHOICES_KEY = "tabletop.start";
+
+/** Remember the form's choices, so that New game offers the last game's settings again. */
+function saveChoices(form) {
+  const choices = {};
+  for (const field of form.elements) {
+    if (!field.name) continue;
+    if (field.type === "radio") {
+      if (field.checked) choices[field.name] = field.value;
+    } else if (field.type === "checkbox") {
+      choices[field.name] = field.checked;
+    } else {
+      choices[field.name] = field.value;
+    }
+  }
+  try {
+    localStorage.setItem(CHOICES_KEY, JSON.stringify(choices));
+  } catch {
+    // private mode: the next game starts from the defaults
+  }
+}
+
+function restoreChoices(form) {
+  let choices;
+  try {
+    choices = JSON.parse(localStorage.getItem(CHOICES_KEY) || "null");
+  } catch {
+    choices = null;
+  }
+  if (!choices || typeof choices !== "object") return;
+  for (const field of form.elements) {
+    if (!field.name || !(field.name in choices)) continue;
+    const value = choices[field.name];
+    if (field.type === "radio") field.checked = field.value === value;
+    else if (field.type === "checkbox") field.checked = Boolean(value);
+    else if (field.tagName === "SELECT" ? [...field.options].some((o) => o.value === value) : true) {
+      field.value = String(value);
+    }
+  }
 }
 
 /** The POST /api/rooms body for the form's choices. */

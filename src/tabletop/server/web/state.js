@@ -28,6 +28,10 @@ export const game = {
   hintTimer: null,
   resultShown: false,
   request: null, // the takeback, draw or rematch request this page is asked to answer
+  undone: [], // the moves Undo took back, latest last: what Redo can bring back
+  redoing: false, // Redo was pressed: the next moves played are the undone ones coming back
+  clockMax: 0, // the most time either clock has shown, to scale the low-time warning
+  lowWarned: new Set(), // the colours whose low-time warning has been given
   refreshTimer: null,
   awaitingTurn: false, // between a move_played and the turn_changed or game_ended after it
 };
