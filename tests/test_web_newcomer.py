@@ -78,7 +78,7 @@ def send_moves(page: Page, moves: list[str]) -> None:
         wait_moves(page, f"moves.length > {before}")
 
 
-def box(page: Page, selector: str) -> dict[str, float]:
+def box(page: Page, selector: str) -> Any:
     value = page.locator(selector).bounding_box()
     assert value is not None, f"{selector} is not on the page"
     return value

@@ -7,6 +7,7 @@ import { tryMove } from "/web/moves.js";
 import { render, markFocus, focusSquare } from "/web/render.js";
 import { answerRequest, closeRequest } from "/web/result.js";
 import { updateExportLink, exportRecord } from "/web/record.js";
+import { onReviewKey, showPly, step } from "/web/review.js";
 
 export function bindControls() {
   const send = (frame) => () => game.conn && game.conn.send(frame);
@@ -65,6 +66,16 @@ export function bindControls() {
     tryMove(square.dataset.move);
   });
   board.addEventListener("keydown", onBoardKey);
+  // stepping through the game: keys, the move list and the buttons under it
+  document.addEventListener("keydown", (event) => onReviewKey(event, render));
+  $("move-list").addEventListener("click", (event) => {
+    const item = event.target.closest("li[data-ply]");
+    if (item) showPly(Number(item.dataset.ply), render);
+  });
+  $("first-move").addEventListener("click", () => showPly(0, render));
+  $("prev-move").addEventListener("click", () => step(-1, render));
+  $("next-move").addEventListener("click", () => step(1, render));
+  $("last-move").addEventListener("click", () => showPly(Infinity, render));
   board.addEventListener("focusin", (event) => {
     const square = event.target.closest("g.sq");
     if (square && square.dataset.move !== game.focus) {

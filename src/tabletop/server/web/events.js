@@ -5,8 +5,9 @@
 import { $, clearError, say } from "/web/dom.js";
 import { parsePosition, squareAt } from "/web/board.js";
 import { saveSeat } from "/web/net.js";
-import { game, COLORS, SQUARE, mine, colorName, isLocal, isPlayer } from "/web/state.js";
-import { setRoom, refreshSoon, lastPlacement, positionText } from "/web/room.js";
+import { game, COLORS, SQUARE, mine, colorName, isLocal, isPlayer, lastPlacement } from "/web/state.js";
+import { setRoom, refreshSoon } from "/web/room.js";
+import { positionText } from "/web/replay.js";
 import { render } from "/web/render.js";
 import { askOrWait, closeRequest, gameEnded, showHint } from "/web/result.js";
 

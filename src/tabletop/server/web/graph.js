@@ -61,6 +61,8 @@ export function drawGraph(data, room) {
   });
   el("rect", { x: 0, y: 0, width, height, class: "graph-bg", rx: 6 }, svg);
   const maxPly = Math.max(1, ...points.map((p) => p.ply));
+  // what markPly and plyAt need to turn plies into places on the chart and back
+  Object.assign(svg.dataset, { maxPly, width, height, pad });
   const maxAbs = Math.max(1, ...points.map((p) => Math.abs(p.score)));
   const x = (ply) => pad + ((width - 2 * pad) * ply) / maxPly;
   const y = (score) => height / 2 - ((height / 2 - pad / 2) * score) / maxAbs;
@@ -83,6 +85,36 @@ export function drawGraph(data, room) {
 /** The two sides as the game names them: Tic-tac-toe's X and O, otherwise Black and White. */
 function sideNames(room) {
   return room && room.game === "tictactoe" ? ["X", "O"] : ["Black", "White"];
+}
+
+/** Mark the ply shown on the board with a vertical line (null takes the mark away). */
+export function markPly(svg, ply) {
+  let line = svg.querySelector(".graph-cursor");
+  if (ply === null || !svg.dataset.maxPly) {
+    if (line) line.remove();
+    return;
+  }
+  if (!line) line = el("line", { class: "graph-cursor" }, svg);
+  const x = graphX(svg, ply);
+  for (const [k, v] of Object.entries({ x1: x, x2: x, y1: 4, y2: Number(svg.dataset.height) - 4 })) {
+    line.setAttribute(k, String(v));
+  }
+}
+
+/** The ply nearest to a click on the graph. */
+export function plyAt(svg, clientX) {
+  const box = svg.getBoundingClientRect();
+  const width = Number(svg.dataset.width);
+  const pad = Number(svg.dataset.pad);
+  const maxPly = Number(svg.dataset.maxPly);
+  const x = ((clientX - box.left) / box.width) * width;
+  return Math.max(0, Math.min(maxPly, Math.round(((x - pad) / (width - 2 * pad)) * maxPly)));
+}
+
+function graphX(svg, ply) {
+  const width = Number(svg.dataset.width);
+  const pad = Number(svg.dataset.pad);
+  return (pad + ((width - 2 * pad) * ply) / Number(svg.dataset.maxPly)).toFixed(1);
 }
 
 function formatNumber(n) {

@@ -22,6 +22,7 @@ export function tryMove(name) {
 function refusal(name) {
   const room = game.room;
   if (room.outcome) return "The game is over.";
+  if (game.view !== null) return "This is an earlier move: press End (or ») to return to the game.";
   if (!isPlayer()) return "You are watching this game.";
   const turn = actorOf(room);
   if (!turn) return "Wait for the game to start.";

@@ -6,6 +6,8 @@ import { $, say } from "/web/dom.js";
 import { CELL, MARGIN, drawBoard } from "/web/board.js";
 import { game, COLORS, SQUARE, actorOf, colorName, counts, forbiddenMap, gameTitle, isComputer, isLocal, isPlayer, mine, openingStage, seatConnected, seatKind } from "/web/state.js";
 import { hintMark, resultWords } from "/web/result.js";
+import { canReview, shownPly, shownPosition } from "/web/review.js";
+import { markPly } from "/web/graph.js";
 
 export function render() {
   const room = game.room;
@@ -13,19 +15,21 @@ export function render() {
   const board = $("board");
   const hadFocus = board.contains(document.activeElement);
   const actor = actorOf(room);
-  const legal = new Set(actor && mine(actor) ? room.legal || [] : []);
+  const shown = shownPosition();
+  const live = shown.live; // an earlier ply is shown without the game's marks
+  const legal = new Set(live && actor && mine(actor) ? room.legal || [] : []);
   const outcome = room.outcome;
   const svg = drawBoard({
     game: room.game,
-    pos: game.pos,
-    last: game.last,
+    pos: shown.pos,
+    last: shown.last,
     legal,
     // in m,n,k games every empty point is legal, so marking them all says nothing
     showLegal: $("show-legal").checked && room.game === "reversi",
-    forbidden: forbiddenMap(),
-    winning: new Set(outcome && outcome.cells ? outcome.cells : []),
-    flips: game.flips,
-    hints: game.hints,
+    forbidden: live ? forbiddenMap() : new Map(),
+    winning: new Set(live && outcome && outcome.cells ? outcome.cells : []),
+    flips: live ? game.flips : new Set(),
+    hints: live ? game.hints : new Map(),
     hintText: hintMark,
     best: game.best,
     focus: game.focus,
@@ -35,6 +39,7 @@ export function render() {
   board.dataset.game = room.game;
   board.dataset.turn = room.turn || "";
   board.dataset.moves = String((room.moves || []).length);
+  board.dataset.ply = String(shownPly());
   game.flips = new Set(); // animate once
   if (hadFocus) focusSquare(game.focus);
   renderPlayers();
@@ -42,6 +47,7 @@ export function render() {
   renderMoves();
   renderControls();
   renderSpecialMoves();
+  renderReview();
   document.title = `tabletop — ${gameTitle(room.game)}`;
 }
 
@@ -64,7 +70,7 @@ function fitToScreen(svg, pos, wrap) {
 
 function renderPlayers() {
   const room = game.room;
-  const n = counts();
+  const n = counts(shownPosition().pos);
   document.querySelector(".players").dataset.game = room.game;
   for (const color of COLORS) {
     const panel = $(`player-${color}`);
@@ -109,15 +115,45 @@ function renderStatus() {
     const n = counts();
     text += ` · ${n.black}–${n.white}`;
   }
+  if (game.view !== null) text = reviewStatus();
   $("status").textContent = text;
   // spectators come only to online games; at one screen the count would always be 0
   $("watchers").textContent = !isLocal() && game.watchers > 0 ? `${game.watchers} watching` : "";
+}
+
+/** The status line while an earlier ply is shown. */
+function reviewStatus() {
+  const moves = game.room.moves || [];
+  const ply = shownPly();
+  const where = ply ? `Move ${ply} of ${moves.length} (${moves[ply - 1]})` : `The start, before move 1 of ${moves.length}`;
+  let text = `${where} · ← → step, End returns to the game`;
+  if (game.room.game === "reversi") {
+    const n = counts(shownPosition().pos);
+    text += ` · ${n.black}–${n.white}`;
+  }
+  return text;
+}
+
+function renderReview() {
+  const can = canReview();
+  const n = (game.room.moves || []).length;
+  const ply = shownPly();
+  $("review-nav").hidden = !can;
+  $("first-move").disabled = ply === 0;
+  $("prev-move").disabled = ply === 0;
+  $("next-move").disabled = ply === n;
+  $("last-move").disabled = ply === n;
+  $("move-list").classList.toggle("steppable", can);
+  const graph = $("graph").querySelector("svg");
+  if (graph) markPly(graph, can ? ply : null);
 }
 
 function renderMoves() {
   const list = $("move-list");
   const moves = game.room.moves || [];
   const first = firstMover();
+  const shown = shownPly();
+  let current = null;
   list.textContent = "";
   moves.forEach((move, i) => {
     const li = document.createElement("li");
@@ -128,9 +164,23 @@ function renderMoves() {
     // each row is one numbered pair: Black's move and White's answer
     if (color === "black" || i === 0) li.dataset.number = String(moveNumber(i, first));
     li.setAttribute("aria-label", `${moveNumber(i, first)}. ${colorName(color)} ${move}`);
+    if (i + 1 === shown) {
+      li.classList.add("current");
+      li.setAttribute("aria-current", "step");
+      current = li;
+    }
     list.append(li);
   });
-  list.scrollTop = list.scrollHeight; // follow the latest move
+  if (game.view === null || !current) list.scrollTop = list.scrollHeight; // follow the latest move
+  else keepInView(list, current);
+}
+
+/** Scroll the list (never the page) just enough to show ``item``. */
+function keepInView(list, item) {
+  const top = item.offsetTop;
+  const bottom = top + item.offsetHeight;
+  if (top < list.scrollTop) list.scrollTop = top - 6;
+  else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight + 6;
 }
 
 /** The colour of the game's first move: Black, unless the start position gives White the move. */

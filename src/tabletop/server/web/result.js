@@ -4,7 +4,8 @@
 import { $, say } from "/web/dom.js";
 import { formatScore } from "/web/board.js";
 import { api } from "/web/net.js";
-import { drawGraph } from "/web/graph.js";
+import { drawGraph, plyAt } from "/web/graph.js";
+import { showPly } from "/web/review.js";
 import { game, COLORS, SQUARE, colorName, counts, isComputer, isLocal, isPlayer, mine } from "/web/state.js";
 import { render } from "/web/render.js";
 
@@ -135,7 +136,12 @@ async function loadGraph() {
   $("graph").textContent = "Analysing the game…";
   try {
     const data = await api("GET", `/api/rooms/${encodeURIComponent(game.id)}/evaluation`);
-    $("graph").replaceChildren(drawGraph(data, game.room));
+    const svg = drawGraph(data, game.room);
+    // a click on the graph shows the board at that ply
+    svg.dataset.steppable = "";
+    svg.addEventListener("click", (event) => showPly(plyAt(svg, event.clientX), render));
+    $("graph").replaceChildren(svg);
+    render();
   } catch (error) {
     $("graph").textContent = `The engine could not evaluate this game (${error.message}).`;
   }

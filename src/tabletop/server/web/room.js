@@ -4,7 +4,7 @@
 import { say } from "/web/dom.js";
 import { parsePosition, squareName } from "/web/board.js";
 import { api } from "/web/net.js";
-import { game, SQUARE } from "/web/state.js";
+import { game, lastPlacement } from "/web/state.js";
 import { render } from "/web/render.js";
 import { gameEnded } from "/web/result.js";
 import { setupExport } from "/web/record.js";
@@ -31,11 +31,6 @@ export function setRoom(state) {
   if (game.room.outcome) gameEnded();
 }
 
-export function lastPlacement(moves) {
-  for (let i = moves.length - 1; i >= 0; i--) if (SQUARE.test(moves[i])) return moves[i];
-  return null;
-}
-
 function centreSquare() {
   const { width, height } = game.pos;
   return squareName(game.room.game, height, Math.floor((width - 1) / 2), Math.floor((height - 1) / 2));
@@ -50,9 +45,4 @@ export function refreshSoon() {
       say(error.message);
     }
   }, 30);
-}
-
-export function positionText(pos) {
-  const rows = pos.cells.map((row) => row.map((c) => (c === "black" ? "X" : c === "white" ? "O" : "-")).join(""));
-  return `${rows.join("/")} ${pos.turn === "white" ? "O" : "X"}`;
 }

@@ -32,6 +32,8 @@ export const game = {
   redoing: false, // Redo was pressed: the next moves played are the undone ones coming back
   clockMax: 0, // the most time either clock has shown, to scale the low-time warning
   lowWarned: new Set(), // the colours whose low-time warning has been given
+  view: null, // the ply shown while stepping through the game; null follows the game
+  history: null, // {key, positions}: the position after every ply, replayed once per move list
   refreshTimer: null,
   awaitingTurn: false, // between a move_played and the turn_changed or game_ended after it
 };
@@ -96,8 +98,14 @@ export function forbiddenMap() {
   return map;
 }
 
-export function counts() {
+export function counts(pos = game.pos) {
   const n = { black: 0, white: 0 };
-  for (const row of game.pos.cells) for (const c of row) if (c) n[c] += 1;
+  for (const row of pos.cells) for (const c of row) if (c) n[c] += 1;
   return n;
+}
+
+/** The last stone placed in ``moves`` (a pass or an opening choice places none). */
+export function lastPlacement(moves) {
+  for (let i = moves.length - 1; i >= 0; i--) if (SQUARE.test(moves[i])) return moves[i];
+  return null;
 }
