@@ -40,6 +40,7 @@ from sqlalchemy.engine import Connection, Engine
 
 __all__ = [
     "ActionRecord",
+    "Call",
     "RoomRecord",
     "SeatRecord",
     "SqlStore",
@@ -93,6 +94,93 @@ actions_table = sa.Table(
     sa.Column("seat", sa.String(8), nullable=True),
     sa.Column("seq", sa.BigInteger, nullable=True),
 )
+
+
+# -- players, their rated games and seeks (server/accounts.py and server/lobby.py use them) ----------
+players_table = sa.Table(
+    "players",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("name", sa.String(20), nullable=False),
+    sa.Column("name_key", sa.String(20), nullable=False, unique=True),  # the name in lower case: unique
+    sa.Column("password_hash", sa.String(200), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+sessions_table = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("player_id", sa.String(32), sa.ForeignKey("players.id"), nullable=False, index=True),
+    sa.Column("expires", sa.Float, nullable=False),
+)
+
+room_players_table = sa.Table(  # the players of a room made from a seek, and its result once over
+    "room_players",
+    metadata,
+    sa.Column("room_id", sa.String(32), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("black", sa.String(32), sa.ForeignKey("players.id"), nullable=False, index=True),
+    sa.Column("white", sa.String(32), sa.ForeignKey("players.id"), nullable=False, index=True),
+    sa.Column("pool", sa.String(48), nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("black_score", sa.Float, nullable=True),  # 1, 0.5, 0; null while playing or when aborted
+    sa.Column("ended", sa.Float, nullable=True),
+)
+
+ratings_table = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("player_id", sa.String(32), sa.ForeignKey("players.id"), primary_key=True),
+    sa.Column("pool", sa.String(48), primary_key=True),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("deviation", sa.Float, nullable=False),
+    sa.Column("volatility", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("wins", sa.Integer, nullable=False),
+    sa.Column("draws", sa.Integer, nullable=False),
+    sa.Column("losses", sa.Integer, nullable=False),
+)
+sa.Index("ratings_leaderboard", ratings_table.c.pool, ratings_table.c.rating)
+
+rating_history_table = sa.Table(  # each rated game's change, for the player page's graph
+    "rating_history",
+    metadata,
+    sa.Column("room_id", sa.String(32), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("player_id", sa.String(32), sa.ForeignKey("players.id"), primary_key=True),
+    sa.Column("pool", sa.String(48), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("deviation", sa.Float, nullable=False),
+    sa.Column("change", sa.Float, nullable=False),
+)
+sa.Index("rating_history_player", rating_history_table.c.player_id, rating_history_table.c.at)
+
+seeks_table = sa.Table(
+    "seeks",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("player_id", sa.String(32), sa.ForeignKey("players.id"), nullable=False, index=True),
+    sa.Column("game", sa.String(16), nullable=False),
+    sa.Column("options", sa.Text, nullable=False),
+    sa.Column("clock", sa.Text, nullable=True),
+    sa.Column("color", sa.String(8), nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("pool", sa.String(48), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    # set once, by the one accept that wins (an UPDATE ... WHERE taken_by IS NULL)
+    sa.Column("taken_by", sa.String(32), sa.ForeignKey("players.id"), nullable=True),
+    sa.Column("room_id", sa.String(32), nullable=True),
+    sa.Column("poster_token", sa.String(64), nullable=True),  # the poster's seat token until collected
+)
+
+
+@dataclass
+class Call:
+    """``function(connection, *args)`` run inside a write transaction, after the rows of its batch
+    (a module-level function, so that it crosses to the writer process by name)."""
+
+    function: Any
+    args: tuple[Any, ...] = ()
 
 
 class StoreConflict(RuntimeError):
@@ -160,7 +248,9 @@ class Store(Protocol):
         (that room's ``rematch`` is set in the same transaction)."""
         ...
 
-    async def append(self, room_id: str, actions: list[ActionRecord], over: bool = False) -> None: ...
+    async def append(
+        self, room_id: str, actions: list[ActionRecord], over: bool = False, also: Call | None = None
+    ) -> None: ...
 
     async def take_seat(self, room_id: str, color: str, token_hash: str) -> bool: ...
 
@@ -180,6 +270,7 @@ class _Append:
     room_id: str
     actions: list[ActionRecord]
     over: bool
+    also: Call | None = None  # run in the same transaction (a rated game's rating change)
 
 
 @dataclass
@@ -202,7 +293,7 @@ class _TakeSeat:
 
 
 _Rows = _Append | _Create
-_Write = _Rows | _TakeSeat  # plain records: a batch is pickled to the writer process as it is
+_Write = _Rows | _TakeSeat | Call  # plain records: a batch is pickled to the writer process as it is
 
 
 def _room_values(room: RoomRecord) -> dict[str, Any]:
@@ -271,6 +362,7 @@ def _write_rows(conn: Connection, writes: list[_Rows]) -> None:
     actions: list[dict[str, Any]] = []
     finished: list[dict[str, Any]] = []
     rematches: list[dict[str, Any]] = []
+    calls: list[Call] = []
     for w in writes:
         if isinstance(w, _Create):
             rooms.append(_room_values(w.room))
@@ -282,6 +374,8 @@ def _write_rows(conn: Connection, writes: list[_Rows]) -> None:
             actions.extend(_action_values(w.room_id, a) for a in w.actions)
             if w.over:
                 finished.append({"room_id_": w.room_id})
+            if w.also is not None:
+                calls.append(w.also)
     for statement, rows in (
         (rooms_table.insert(), rooms),
         (seats_table.insert(), seats),
@@ -291,11 +385,14 @@ def _write_rows(conn: Connection, writes: list[_Rows]) -> None:
     ):
         if rows:
             conn.execute(statement, rows)
+    for call in calls:
+        call.function(conn, *call.args)
 
 
 def _run(conn: Connection, works: list[_Write]) -> list[Any]:
     """Every piece in order, consecutive row writes together; each piece's result
-    (``None``, or for a :class:`_TakeSeat` whether the seat was still free)."""
+    (``None``, for a :class:`_TakeSeat` whether the seat was still free, for a
+    :class:`Call` what its function returned)."""
     results: list[Any] = []
     batch: list[_Rows] = []
     for work in works:
@@ -306,6 +403,9 @@ def _run(conn: Connection, works: list[_Write]) -> list[Any]:
         if batch:
             _write_rows(conn, batch)
             batch = []
+        if isinstance(work, Call):
+            results.append(work.function(conn, *work.args))
+            continue
         taken = conn.execute(
             _TAKE_SEAT, {"room_id_": work.room_id, "color_": work.color, "token_hash_": work.token_hash}
         )
@@ -569,9 +669,17 @@ class SqlStore:
     ) -> None:
         await self._write(_Create(room, seats, actions, rematch_of))
 
-    async def append(self, room_id: str, actions: list[ActionRecord], over: bool = False) -> None:
-        """Store ``actions``; ``over``: the game ended with them."""
-        await self._write(_Append(room_id, actions, over))
+    async def append(
+        self, room_id: str, actions: list[ActionRecord], over: bool = False, also: Call | None = None
+    ) -> None:
+        """Store ``actions``; ``over``: the game ended with them; ``also``: more to write in the
+        same transaction."""
+        await self._write(_Append(room_id, actions, over, also))
+
+    async def call(self, function: Any, *args: Any) -> Any:
+        """``function(connection, *args)`` in a write transaction of its own batch; its result.
+        An integrity error (a unique name taken) raises :class:`StoreConflict`."""
+        return await self._write(Call(function, args))
 
     async def take_seat(self, room_id: str, color: str, token_hash: str) -> bool:
         return bool(await self._write(_TakeSeat(room_id, color, token_hash)))
