@@ -79,11 +79,46 @@ def _next_random(state: np.ndarray, i: int) -> np.uint64:
 
 
 # --------------------------------------------------------------------------- Reversi
+def _spread_tables() -> tuple[np.ndarray, np.ndarray]:
+    # _SPREAD_BYTES[b]: the 8 bits of b as 8 bytes of 0/1 (bit j -> byte j, little-endian words);
+    # _SPREAD_PAIRS[n]: the 4 bits of n at bytes 0, 2, 4, 6, so two planes interleave with a shift of 8
+    spread_bytes = np.zeros(256, dtype=np.uint64)
+    spread_pairs = np.zeros(16, dtype=np.uint64)
+    for b in range(256):
+        spread_bytes[b] = sum(((b >> j) & 1) << (8 * j) for j in range(8))
+    for n in range(16):
+        spread_pairs[n] = sum(((n >> j) & 1) << (16 * j) for j in range(4))
+    return spread_bytes, spread_pairs
+
+
+_SPREAD_BYTES, _SPREAD_PAIRS = _spread_tables()
+_LITTLE_ENDIAN = np.little_endian  # the word writes below need bytes in little-endian order
+
+
 @njit(cache=True, inline="always")
 def _reversi_write(
-    i: int, p: np.uint64, o: np.uint64, legal: np.uint64, size: int, obs: np.ndarray, mask: np.ndarray
+    i: int,
+    p: np.uint64,
+    o: np.uint64,
+    legal: np.uint64,
+    size: int,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    obs_words: np.ndarray,
+    mask_words: np.ndarray,
 ) -> None:
-    # the observation (own, opponent) and the mask from the bitboards of one game
+    # the observation (own, opponent) and the mask from the bitboards of one game; on 8x8 a row of
+    # both planes is two 8-byte words and a row of the mask one word, looked up from a byte of a bitboard
+    if size == 8 and _LITTLE_ENDIAN:
+        for r in range(8):
+            shift = _U64(8 * r)
+            po = (p >> shift) & _U64(0xFF)
+            oo = (o >> shift) & _U64(0xFF)
+            obs_words[i, 2 * r] = _SPREAD_PAIRS[po & _U64(15)] | (_SPREAD_PAIRS[oo & _U64(15)] << _U64(8))
+            obs_words[i, 2 * r + 1] = _SPREAD_PAIRS[po >> _U64(4)] | (_SPREAD_PAIRS[oo >> _U64(4)] << _U64(8))
+            mask_words[i, r] = _SPREAD_BYTES[(legal >> shift) & _U64(0xFF)]
+        mask_words[i, 8] = _U64(legal == _ZERO)
+        return
     for r in range(size):
         for c in range(size):
             b = _U64(r * 8 + c)
@@ -105,6 +140,8 @@ def _reversi_reset(
     size: int,
     obs: np.ndarray,
     mask: np.ndarray,
+    obs_words: np.ndarray,
+    mask_words: np.ndarray,
 ) -> None:
     start_legal = get_moves(start_p, start_o) & inside
     for i in range(p.shape[0]):
@@ -112,7 +149,7 @@ def _reversi_reset(
         o[i] = start_o
         turn[i] = 0
         legal[i] = start_legal
-        _reversi_write(i, start_p, start_o, start_legal, size, obs, mask)
+        _reversi_write(i, start_p, start_o, start_legal, size, obs, mask, obs_words, mask_words)
 
 
 @njit(cache=True)
@@ -132,6 +169,8 @@ def _reversi_step(
     terminated: np.ndarray,
     illegal: np.ndarray,
     disc_difference: np.ndarray,
+    obs_words: np.ndarray,
+    mask_words: np.ndarray,
 ) -> int:
     """Step every game; return the index of the first out-of-range action (nothing changed) or -1."""
     n = p.shape[0]
@@ -185,7 +224,7 @@ def _reversi_step(
             o[i] = start_o
             legal[i] = start_legal
             turn[i] = 0
-        _reversi_write(i, p[i], o[i], legal[i], size, obs, mask)
+        _reversi_write(i, p[i], o[i], legal[i], size, obs, mask, obs_words, mask_words)
     return -1
 
 
@@ -206,13 +245,13 @@ def _reversi_random_actions(legal: np.ndarray, rng: np.ndarray, size: int, out: 
 # --------------------------------------------------------------------------- m,n,k games
 @njit(cache=True, inline="always")
 def _mnk_write(i: int, cells: np.ndarray, mover: int, obs: np.ndarray, mask: np.ndarray, width: int) -> None:
+    # obs is passed flat, (num_envs, height * width * 2): the two planes of a square are neighbours
     own = np.int8(mover + 1)
+    other = np.int8(2 - mover)
     for q in range(cells.shape[1]):
         v = cells[i, q]
-        r = q // width
-        c = q % width
-        obs[i, r, c, 0] = np.int8(v == own)
-        obs[i, r, c, 1] = np.int8(v != own and v != 0)
+        obs[i, 2 * q] = np.int8(v == own)
+        obs[i, 2 * q + 1] = np.int8(v == other)
         mask[i, q] = v == 0
 
 
@@ -376,7 +415,13 @@ class VectorEnv:
         n = self.num_envs
         self.observation_shape = (self.height, self.width, 2)
         self._obs = np.zeros((n, *self.observation_shape), dtype=np.int8)
-        self._mask = np.zeros((n, self.n_actions), dtype=np.bool_)
+        self._flat_obs = self._obs.reshape(n, -1)  # the same memory
+        # each game's mask row is padded to whole 8-byte words, which the 8x8 Reversi kernel writes at once
+        padded = -(-self.n_actions // 8) * 8
+        self._mask_rows = np.zeros((n, padded), dtype=np.bool_)
+        self._mask = self._mask_rows[:, : self.n_actions]
+        self._mask_words = self._mask_rows.view(np.uint64)
+        self._obs_words = self._flat_obs.view(np.uint64) if self._flat_obs.shape[1] % 8 == 0 else np.zeros((n, 1), np.uint64)
         self._reward = np.zeros(n, dtype=np.float32)
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._truncated = np.zeros(n, dtype=np.bool_)  # games end by the rules alone: never truncated
@@ -411,9 +456,9 @@ class VectorEnv:
             self._seed(seed)
         if self.game == "reversi":
             _reversi_reset(self._p, self._o, self._turn, self._legal, self._start_p, self._start_o, self._inside,
-                           self.width, self._obs, self._mask)
+                           self.width, self._obs, self._mask, self._obs_words, self._mask_words)
         else:
-            _mnk_reset(self._cells, self._turn, self._stones, self.width, self._obs, self._mask)
+            _mnk_reset(self._cells, self._turn, self._stones, self.width, self._flat_obs, self._mask)
         self._illegal[:] = False
         self._disc_difference[:] = 0
         self._started = True
@@ -436,10 +481,10 @@ class VectorEnv:
         if self.game == "reversi":
             bad = _reversi_step(self._p, self._o, self._turn, self._legal, acts, self._start_p, self._start_o,
                                 self._inside, self.width, self._obs, self._mask, self._reward, self._terminated,
-                                self._illegal, self._disc_difference)
+                                self._illegal, self._disc_difference, self._obs_words, self._mask_words)
         else:
             bad = _mnk_step(self._cells, self._turn, self._stones, acts, self.width, self.height, self.k,
-                            self._rule, self._obs, self._mask, self._reward, self._terminated, self._illegal)
+                            self._rule, self._flat_obs, self._mask, self._reward, self._terminated, self._illegal)
         if bad >= 0:
             raise ValueError(f"action {int(acts[bad])} of game {bad} is not an action id (0..{self.n_actions - 1})")
         return self._obs, self._reward, self._terminated, self._truncated, self._info()
