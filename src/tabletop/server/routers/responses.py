@@ -28,10 +28,12 @@ __all__ = ["add_error_handlers", "error_response", "errors"]
 
 WHEN = {
     400: "The request cannot be carried out as asked (the code says why)",
-    403: "The invite secret is wrong or missing",
-    404: "There is no such room",
-    409: "The seat is already taken",
+    401: "Not signed in, or the name or password is wrong",
+    403: "The invite secret is wrong or missing, or the thing is another player's",
+    404: "There is no such room, player, seek or pool",
+    409: "The seat, name or seek is already taken",
     422: "The body or a parameter does not have the documented shape",
+    429: "Too many attempts; wait and try again",
     503: "The engine failed; try again",
 }
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}
