@@ -164,3 +164,14 @@ def test_gomoku_standard_does_not_count_an_overline() -> None:
         venv.step(np.array([w]))
     obs, reward, terminated, truncated, info = venv.step(np.array([3]))
     assert not terminated[0] and reward[0] == 0.0
+
+
+def test_module_examples_run() -> None:
+    import doctest
+
+    import tabletop.envs
+    import tabletop.envs.vector
+
+    for module in (tabletop.envs, tabletop.envs.vector):
+        failures, tried = doctest.testmod(module)
+        assert tried > 0 and failures == 0
