@@ -1,0 +1,197 @@
+"""Player accounts: names, argon2 password hashes, sessions, and limits on sign-in attempts.
+
+A name is 3-20 letters, digits, ``-`` and ``_``, unique regardless of case (the ``name_key``
+column holds it in lower case).  Passwords are hashed with argon2id (``argon2-cffi``) off the event
+loop; only the hash is stored and no password is ever logged or returned.  A session is a random
+token in an HttpOnly cookie; the database keeps only its SHA-256.  A sign-in with a wrong password
+and one with an unknown name get the same answer and take about the same time (an unknown name is
+checked against a dummy hash).  :class:`AttemptLimiter` counts sign-in attempts per name and per
+address in this process.
+
+This module knows no HTTP: the router (:mod:`.routers.accounts`) reads cookies and bodies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+import secrets
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy.engine import Connection
+
+from tabletop.server.errors import RoomError
+from tabletop.server.seats import hash_secret
+from tabletop.server.store import SqlStore, StoreConflict, players_table, sessions_table
+
+__all__ = [
+    "AccountError",
+    "Accounts",
+    "AttemptLimiter",
+    "Player",
+    "check_name",
+    "check_password",
+]
+
+NAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
+MIN_PASSWORD, MAX_PASSWORD = 8, 200
+SESSION_SECONDS = 30 * 24 * 3600
+_hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """What an unknown name's password is checked against, so that it costs as much as a known one."""
+    return _hasher.hash(secrets.token_urlsafe(16))
+
+
+class AccountError(RoomError):
+    """A refused account request (its ``code`` and HTTP ``status``), answered with the server's one error body."""
+
+
+def bad_credentials() -> AccountError:
+    # one answer for a wrong password and for an unknown name: neither tells which names exist
+    return AccountError("bad_credentials", "the name or the password is wrong", 401)
+
+
+@dataclass(frozen=True)
+class Player:
+    """A signed-in player: the id rooms and ratings use, and the name as it was chosen."""
+
+    id: str
+    name: str
+
+
+def check_name(name: str) -> str:
+    """``name`` if it is 3-20 letters, digits, ``-`` or ``_``; else :class:`AccountError`."""
+    if not NAME.fullmatch(name):
+        raise AccountError("bad_name", "a name is 3 to 20 letters, digits, '-' or '_'", 400)
+    return name
+
+
+def check_password(password: str) -> str:
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise AccountError("bad_password", f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters", 400)
+    return password
+
+
+class AttemptLimiter:
+    """At most ``limit`` attempts per key in any ``window`` seconds (a sliding window, kept in memory)."""
+
+    def __init__(self, limit: int, window: float, clock: Any = time.monotonic) -> None:
+        self.limit = limit
+        self.window = window
+        self.clock = clock
+        self._attempts: dict[str, deque[float]] = {}
+
+    def allow(self, key: str) -> bool:
+        """Count an attempt for ``key``; False (and not counted) when it is over the limit."""
+        now = self.clock()
+        times = self._attempts.setdefault(key, deque())
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if len(times) >= self.limit:
+            return False
+        times.append(now)
+        if len(self._attempts) > 100_000:  # forget idle keys so that the table cannot grow without end
+            for idle in [k for k, t in self._attempts.items() if not t or t[-1] <= now - self.window]:
+                del self._attempts[idle]
+        return True
+
+
+# -- transactions (run by the store's writer: module-level functions, picklable by name) -----------------------
+def _insert_player(conn: Connection, player_id: str, name: str, password_hash: str, at: float) -> None:
+    conn.execute(players_table.insert().values(
+        id=player_id, name=name, name_key=name.lower(), password_hash=password_hash, created=at))
+
+
+def _insert_session(conn: Connection, token_hash: str, player_id: str, expires: float) -> None:
+    conn.execute(sessions_table.delete().where(sessions_table.c.expires < time.time()))  # expired ones
+    conn.execute(sessions_table.insert().values(token_hash=token_hash, player_id=player_id, expires=expires))
+
+
+def _delete_session(conn: Connection, token_hash: str) -> None:
+    conn.execute(sessions_table.delete().where(sessions_table.c.token_hash == token_hash))
+
+
+class Accounts:
+    """Sign up, sign in, sign out and who a session is, on the server's store."""
+
+    def __init__(self, store: SqlStore, *, name_limit: tuple[int, float] = (10, 600.0),
+                 address_limit: tuple[int, float] = (30, 600.0)) -> None:
+        self.store = store
+        self.by_name = AttemptLimiter(*name_limit)
+        self.by_address = AttemptLimiter(*address_limit)
+
+    async def sign_up(self, name: str, password: str) -> tuple[Player, str]:
+        """A new player and its first session token; ``name_taken`` (409) if any case of it exists."""
+        check_name(name)
+        check_password(password)
+        if await self.find(name) is not None:
+            raise AccountError("name_taken", f"the name {name!r} is taken", 409)
+        password_hash = await asyncio.to_thread(_hasher.hash, password)
+        player = Player(secrets.token_urlsafe(12), name)
+        try:
+            await self.store.call(_insert_player, player.id, name, password_hash, time.time())
+        except StoreConflict:  # the same name signed up a moment ago, maybe on another server process
+            raise AccountError("name_taken", f"the name {name!r} is taken", 409) from None
+        return player, await self.new_session(player)
+
+    async def sign_in(self, name: str, password: str, address: str) -> tuple[Player, str]:
+        """The player and a new session token; the same ``bad_credentials`` (401) for a wrong password
+        and an unknown name; ``rate_limited`` (429) after too many attempts for the name or address."""
+        key = name.lower()[:40]
+        if not self.by_address.allow(address) or not self.by_name.allow(key):
+            raise AccountError("rate_limited", "too many sign-in attempts; wait a few minutes", 429)
+        row = await self._row(name) if NAME.fullmatch(name) and len(password) <= MAX_PASSWORD else None
+        stored = row["password_hash"] if row is not None else _dummy_hash()
+        try:
+            await asyncio.to_thread(_hasher.verify, stored, password)
+        except (VerificationError, InvalidHashError):
+            raise bad_credentials() from None
+        if row is None:  # the dummy hash's password was guessed: still no such player
+            raise bad_credentials()
+        player = Player(row["id"], row["name"])
+        return player, await self.new_session(player)
+
+    async def new_session(self, player: Player) -> str:
+        token = secrets.token_urlsafe(32)
+        await self.store.call(_insert_session, hash_secret(token), player.id, time.time() + SESSION_SECONDS)
+        return token
+
+    async def sign_out(self, token: str) -> None:
+        await self.store.call(_delete_session, hash_secret(token))
+
+    async def session(self, token: str | None) -> Player | None:
+        """The player whose unexpired session ``token`` is, or None."""
+        if not token or len(token) > 100:
+            return None
+        query = (
+            sa.select(players_table.c.id, players_table.c.name)
+            .join(sessions_table, sessions_table.c.player_id == players_table.c.id)
+            .where(sessions_table.c.token_hash == hash_secret(token), sessions_table.c.expires > time.time())
+        )
+        row = await self._read_one(query)
+        return None if row is None else Player(row["id"], row["name"])
+
+    async def find(self, name: str) -> Player | None:
+        """The player called ``name`` in any case, or None."""
+        row = await self._row(name) if NAME.fullmatch(name) else None
+        return None if row is None else Player(row["id"], row["name"])
+
+    async def _row(self, name: str) -> Any:
+        return await self._read_one(players_table.select().where(players_table.c.name_key == name.lower()))
+
+    async def _read_one(self, query: Any) -> Any:
+        def read() -> Any:
+            with self.store.engine.connect() as conn:
+                return conn.execute(query).mappings().first()
+
+        return await asyncio.to_thread(read)

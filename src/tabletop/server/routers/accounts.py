@@ -1,0 +1,107 @@
+"""Accounts over REST: sign up, sign in, sign out, and who is signed in.
+
+The session token travels only in the ``tabletop_session`` cookie (HttpOnly, SameSite=Lax, Secure
+behind HTTPS); no answer carries it, a password or a hash.  Refusals are
+:class:`~tabletop.server.accounts.AccountError` s, answered with the one error body.  Other routers
+name the signed-in player as a dependency: ``player: SignedIn`` (401 when there is none) or
+``player: MaybeSignedIn``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from tabletop.server.accounts import AccountError, Accounts, Player
+from tabletop.server.routers.deps import Hub
+from tabletop.server.routers.responses import errors
+from tabletop.server.store import SqlStore
+
+__all__ = ["COOKIE", "MaybeSignedIn", "SignedIn", "get_accounts", "router"]
+
+router = APIRouter(prefix="/api", tags=["accounts"])
+COOKIE = "tabletop_session"
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=40, description="3-20 letters, digits, '-' or '_'")
+    password: str = Field(min_length=1, max_length=200, repr=False)
+
+
+class Me(BaseModel):
+    """The signed-in player."""
+
+    name: str
+
+
+def get_accounts(request: Request, hub: Hub) -> Accounts:
+    """The server's :class:`Accounts` (made on first use, on the room hub's store)."""
+    accounts: Accounts | None = getattr(request.app.state, "accounts", None)
+    if accounts is None:
+        if not isinstance(hub.store, SqlStore):
+            raise AccountError("no_accounts", "this server keeps no accounts", 400)
+        accounts = request.app.state.accounts = Accounts(hub.store)
+    return accounts
+
+
+AccountsDep = Annotated[Accounts, Depends(get_accounts)]
+
+
+async def maybe_signed_in(request: Request, accounts: AccountsDep) -> Player | None:
+    return await accounts.session(request.cookies.get(COOKIE))
+
+
+async def signed_in(player: Annotated[Player | None, Depends(maybe_signed_in)]) -> Player:
+    if player is None:
+        raise AccountError("not_signed_in", "sign in first", 401)
+    return player
+
+
+MaybeSignedIn = Annotated[Player | None, Depends(maybe_signed_in)]
+SignedIn = Annotated[Player, Depends(signed_in)]
+
+
+def _set_cookie(request: Request, response: Response, token: str) -> None:
+    response.set_cookie(
+        COOKIE, token, max_age=30 * 24 * 3600, httponly=True, samesite="lax",
+        secure=request.url.scheme == "https", path="/",
+    )
+
+
+@router.post("/accounts", operation_id="sign_up", status_code=201, response_model=Me,
+             responses=errors(400, 409, 422))
+async def sign_up(body: Credentials, request: Request, response: Response, accounts: AccountsDep) -> Me:
+    """Make an account and sign it in (the session cookie is set)."""
+    player, token = await accounts.sign_up(body.name, body.password)
+    _set_cookie(request, response, token)
+    return Me(name=player.name)
+
+
+@router.post("/session", operation_id="sign_in", response_model=Me, responses=errors(401, 422, 429))
+async def sign_in(body: Credentials, request: Request, response: Response, accounts: AccountsDep) -> Me:
+    """Sign in: a wrong password and an unknown name get the same 401."""
+    address = request.client.host if request.client is not None else "unknown"
+    player, token = await accounts.sign_in(body.name, body.password, address)
+    _set_cookie(request, response, token)
+    return Me(name=player.name)
+
+
+@router.get("/session", operation_id="who_am_i", response_model=Me, responses=errors(401))
+async def who_am_i(player: SignedIn) -> Me:
+    """The signed-in player's name; 401 when signed out."""
+    return Me(name=player.name)
+
+
+@router.delete("/session", operation_id="sign_out", status_code=204, response_class=Response)
+async def sign_out(request: Request, accounts: AccountsDep) -> Response:
+    """End this session (nothing to do when there is none)."""
+    token = request.cookies.get(COOKIE)
+    if token and len(token) <= 100:
+        await accounts.sign_out(token)
+    response = Response(status_code=204)
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
+    return response

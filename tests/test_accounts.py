@@ -1,0 +1,159 @@
+"""Accounts (server/accounts.py, routers/accounts.py): names, argon2 hashes, the session cookie,
+sign-in limits, one answer for a wrong password and an unknown name, the one error body."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from tabletop.server.accounts import AccountError, AttemptLimiter, check_name
+from tabletop.server.app import create_app
+from tabletop.server.settings import Settings
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(database=f"sqlite:///{tmp_path / 'a.db'}", workers=1))) as c:
+        yield c
+
+
+def sign_up(client: TestClient, name: str, password: str = PASSWORD) -> dict[str, object]:
+    answer = client.post("/api/accounts", json={"name": name, "password": password})
+    assert answer.status_code == 201, answer.text
+    return dict(answer.json())
+
+
+@pytest.mark.parametrize("name", ["abc", "A-b_9", "x" * 20, "Zed-2000"])
+def test_good_names(name: str) -> None:
+    assert check_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["ab", "x" * 21, "has space", "dot.name", "émile", "semi;colon", ""])
+def test_bad_names_are_refused_with_one_line(name: str) -> None:
+    with pytest.raises(AccountError, match="3 to 20 letters, digits") as caught:
+        check_name(name)
+    assert caught.value.code == "bad_name" and caught.value.status == 400
+
+
+def test_sign_up_sets_an_httponly_samesite_cookie_and_answers_only_the_name(client: TestClient) -> None:
+    answer = client.post("/api/accounts", json={"name": "Alice", "password": PASSWORD})
+    assert answer.status_code == 201 and answer.json() == {"name": "Alice"}
+    cookie = answer.headers["set-cookie"]
+    assert cookie.startswith("tabletop_session=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
+    assert client.get("/api/session").json() == {"name": "Alice"}
+
+
+def test_the_password_is_stored_as_an_argon2_hash_and_the_session_as_a_sha256(client: TestClient) -> None:
+    sign_up(client, "alice")
+    engine = client.app.state.hub.store.engine  # type: ignore[attr-defined]
+    with engine.connect() as conn:
+        stored = conn.execute(sa.text("select password_hash from players")).scalar()
+        session = conn.execute(sa.text("select token_hash from sessions")).scalar()
+    assert stored.startswith("$argon2id$") and PASSWORD not in stored
+    assert len(session) == 64 and session != client.cookies.get("tabletop_session")
+
+
+def test_names_are_unique_regardless_of_case(client: TestClient) -> None:
+    sign_up(client, "Alice")
+    answer = client.post("/api/accounts", json={"name": "aLICE", "password": PASSWORD})
+    assert answer.status_code == 409
+    assert answer.json() == {"code": "name_taken", "message": "the name 'aLICE' is taken",
+                             "detail": "the name 'aLICE' is taken"}
+
+
+@pytest.mark.parametrize(("body", "code"), [
+    ({"name": "ab", "password": PASSWORD}, "bad_name"),
+    ({"name": "bob", "password": "short"}, "bad_password"),
+])
+def test_bad_sign_ups_get_the_one_error_body(client: TestClient, body: dict[str, str], code: str) -> None:
+    answer = client.post("/api/accounts", json=body)
+    assert answer.status_code == 400 and answer.json()["code"] == code
+    assert set(answer.json()) == {"code", "message", "detail"}
+
+
+def test_an_extra_field_or_a_missing_password_is_a_422_in_the_same_shape(client: TestClient) -> None:
+    for body in ({"name": "bob"}, {"name": "bob", "password": PASSWORD, "admin": True}):
+        answer = client.post("/api/accounts", json=body)
+        assert answer.status_code == 422 and answer.json()["code"] == "bad_request"
+
+
+def test_sign_in_sign_out_and_who_am_i(client: TestClient) -> None:
+    sign_up(client, "Alice")
+    client.cookies.clear()
+    assert client.get("/api/session").status_code == 401
+    answer = client.post("/api/session", json={"name": "alice", "password": PASSWORD})
+    assert answer.status_code == 200 and answer.json() == {"name": "Alice"}  # the name as it was chosen
+    assert client.get("/api/session").json() == {"name": "Alice"}
+    token = client.cookies.get("tabletop_session")
+    assert client.delete("/api/session").status_code == 204
+    client.cookies.set("tabletop_session", token or "")
+    assert client.get("/api/session").json()["code"] == "not_signed_in"  # the old cookie opens nothing
+
+
+def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(client: TestClient) -> None:
+    sign_up(client, "alice")
+    wrong = client.post("/api/session", json={"name": "alice", "password": "not the password"})
+    unknown = client.post("/api/session", json={"name": "nobody", "password": "not the password"})
+    malformed = client.post("/api/session", json={"name": "no body!", "password": "x"})
+    assert wrong.status_code == unknown.status_code == malformed.status_code == 401
+    assert wrong.json() == unknown.json() == malformed.json()
+    assert "set-cookie" not in wrong.headers
+
+
+def test_sign_in_is_limited_per_name(tmp_path: Path) -> None:
+    app = create_app(Settings(database=f"sqlite:///{tmp_path / 'a.db'}", workers=1))
+    with TestClient(app) as client:
+        sign_up(client, "alice")
+        from tabletop.server.accounts import Accounts
+
+        app.state.accounts = Accounts(app.state.hub.store, name_limit=(3, 600), address_limit=(100, 600))
+        codes = [client.post("/api/session", json={"name": "ALICE", "password": "guess"}).status_code
+                 for _ in range(4)]
+        assert codes == [401, 401, 401, 429]
+        # the right password is refused too while the name is limited; another name is not
+        limited = client.post("/api/session", json={"name": "alice", "password": PASSWORD})
+        assert limited.status_code == 429 and limited.json()["code"] == "rate_limited"
+        assert client.post("/api/session", json={"name": "bob", "password": "guess"}).status_code == 401
+
+
+def test_sign_in_is_limited_per_address(tmp_path: Path) -> None:
+    app = create_app(Settings(database=f"sqlite:///{tmp_path / 'a.db'}", workers=1))
+    with TestClient(app) as client:
+        from tabletop.server.accounts import Accounts
+
+        app.state.accounts = Accounts(app.state.hub.store, name_limit=(100, 600), address_limit=(3, 600))
+        codes = [client.post("/api/session", json={"name": f"name{i}", "password": "guess"}).status_code
+                 for i in range(4)]
+        assert codes == [401, 401, 401, 429]
+
+
+def test_the_limiter_forgets_attempts_older_than_its_window() -> None:
+    now = [0.0]
+    limiter = AttemptLimiter(2, 60, clock=lambda: now[0])
+    assert limiter.allow("k") and limiter.allow("k") and not limiter.allow("k")
+    now[0] = 60.5
+    assert limiter.allow("k")
+
+
+def test_no_password_reaches_the_logs(client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG):
+        sign_up(client, "alice")
+        client.post("/api/session", json={"name": "alice", "password": PASSWORD})
+        client.post("/api/session", json={"name": "alice", "password": "wrong password"})
+    assert PASSWORD not in caplog.text and "wrong password" not in caplog.text
+
+
+def test_the_openapi_document_lists_the_account_routes_with_the_error_body(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    sign_in = document["paths"]["/api/session"]["post"]
+    assert set(sign_in["responses"]) >= {"200", "401", "422", "429"}
+    assert sign_in["responses"]["401"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ErrorBody"}
+    assert "password" not in str(document["components"]["schemas"]["Me"])
