@@ -30,6 +30,7 @@ from tabletop.server.bus import Broadcast, frame
 from tabletop.server.clock import FlagTimer
 from tabletop.server.errors import RoomError
 from tabletop.server.rematch import RematchOffer
+from tabletop.server.results import result_call
 from tabletop.server.seats import COLORS, Client, Seats
 from tabletop.server.store import ActionRecord, RoomRecord, StoreConflict, StoredRoom
 from tabletop.server.thinking import ComputerTurn
@@ -296,7 +297,9 @@ class Room:
         if seq is not None and action.color is not None:
             action.seat, action.seq = self.seats.row_label(action.color), seq
         try:
-            await self.hub.store.append(self.id, [action], over=self.match.is_over())
+            over = self.match.is_over()
+            also = result_call(self.id, self.match, self.seats) if over else None  # players' result, ratings
+            await self.hub.store.append(self.id, [action], over=over, also=also)
         except StoreConflict:
             # another server process stored this action number first: take its version
             await self.reload()

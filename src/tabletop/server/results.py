@@ -1,0 +1,107 @@
+"""A finished game's result for its players, written in the transaction that stores its last action.
+
+A room made from a seek has a ``room_players`` row (who sits in each stored seat row, the rating
+pool, rated or not).  When its game ends, :func:`result_call` gives the room a
+:class:`~tabletop.server.store.Call` for :meth:`Store.append`: inside the same transaction as the
+game's last action it records the score and, for a rated game that both sides moved in, reads both
+players' ratings in the pool, applies Glicko-2 (:func:`tabletop.ratings.rate_game`) and writes the
+new ratings and their history.  A crash therefore never leaves a result without its rating change or
+the reverse; on PostgreSQL the rating rows are read ``FOR UPDATE``, so two games of one player
+ending at once on two server processes are rated one after the other.
+
+A room without players (every game before accounts, every guest game) gets nothing written.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlalchemy.engine import Connection
+
+from tabletop.games.core import BLACK
+from tabletop.ratings import Rating, rate_game
+from tabletop.server.store import Call, rating_history_table, ratings_table, room_players_table
+
+if TYPE_CHECKING:
+    from tabletop.match import Match
+    from tabletop.server.seats import Seats
+
+__all__ = ["Standing", "read_rating", "record_result", "result_call"]
+
+
+def result_call(room_id: str, match: Match, seats: Seats) -> Call | None:
+    """What to write with the last action of ``match`` (None while it goes on)."""
+    outcome = match.outcome()
+    if outcome is None:
+        return None
+    if outcome.winner is None:
+        black_row_score = 0.5
+    else:
+        winner_row = seats.row_label("black" if outcome.winner is BLACK else "white")
+        black_row_score = 1.0 if winner_row == "black" else 0.0
+    # plies alternate between the sides (a pass is a ply), so two plies mean both have moved; an
+    # opening that lets one side place several stones first counts them all
+    both_moved = len(match.board.move_stack) >= 2
+    return Call(record_result, (room_id, black_row_score, both_moved, time.time()))
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's rating in one pool and the rated games behind it (``stored``: a row exists)."""
+
+    rating: Rating
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    stored: bool = False
+
+
+def read_rating(conn: Connection, player_id: str, pool: str, *, lock: bool = False) -> Standing:
+    """``player_id``'s standing in ``pool`` (a new rating when there is none)."""
+    query = ratings_table.select().where(ratings_table.c.player_id == player_id, ratings_table.c.pool == pool)
+    if lock and conn.dialect.name == "postgresql":
+        query = query.with_for_update()
+    row = conn.execute(query).mappings().first()
+    if row is None:
+        return Standing(Rating())
+    rating = Rating(row["rating"], row["deviation"], row["volatility"])
+    return Standing(rating, row["games"], row["wins"], row["draws"], row["losses"], stored=True)
+
+
+def record_result(conn: Connection, room_id: str, black_score: float, both_moved: bool, at: float) -> None:
+    """Store the result of ``room_id`` for its players and, if rated and both sides moved, the
+    ratings' change (inside the caller's transaction)."""
+    row = conn.execute(
+        room_players_table.select().where(room_players_table.c.room_id == room_id)
+    ).mappings().first()
+    if row is None or row["ended"] is not None:
+        return  # a guest game, or a result already stored (a replayed write)
+    conn.execute(
+        room_players_table.update()
+        .where(room_players_table.c.room_id == room_id)
+        .values(black_score=black_score if both_moved else None, ended=at)
+    )
+    if not row["rated"] or not both_moved:
+        return  # casual, or aborted before each side had moved: never rated
+    pool = row["pool"]
+    black, white = (read_rating(conn, row[label], pool, lock=True) for label in ("black", "white"))
+    new_black, new_white = rate_game(black.rating, white.rating, black_score)
+    for player_id, old, new, score in (
+        (row["black"], black, new_black, black_score), (row["white"], white, new_white, 1 - black_score)
+    ):
+        values = {
+            "rating": new.rating, "deviation": new.deviation, "volatility": new.volatility,
+            "games": old.games + 1, "wins": old.wins + (score == 1), "draws": old.draws + (score == 0.5),
+            "losses": old.losses + (score == 0),
+        }
+        if old.stored:
+            conn.execute(ratings_table.update().where(
+                ratings_table.c.player_id == player_id, ratings_table.c.pool == pool).values(**values))
+        else:
+            conn.execute(ratings_table.insert().values(player_id=player_id, pool=pool, **values))
+        conn.execute(rating_history_table.insert().values(
+            room_id=room_id, player_id=player_id, pool=pool, at=at, rating=new.rating,
+            deviation=new.deviation, change=new.rating - old.rating.rating))
