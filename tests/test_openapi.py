@@ -1,0 +1,83 @@
+"""The REST API answers as ``/openapi.json`` says: schemathesis fuzzes a live server.
+
+A ``tabletop serve`` process on a free port of 127.0.0.1 with its own SQLite
+file; schemathesis (its CLI, in a subprocess) reads the document from it and
+runs every check through its coverage, fuzzing and stateful phases: each status
+a route answers is documented, each body matches its schema, bad input is
+refused with a 4xx, nothing ends in a 5xx, and a room created by ``POST
+/api/rooms`` is there for the routes its OpenAPI links name.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import get_args
+
+from tabletop import records
+from tabletop.server.models import RecordFormat
+from test_server import Server
+
+SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
+EXAMPLES = 25  # per operation and phase: the run stays near a minute on two busy cores
+
+# A 400 for data the schema admits, where no JSON Schema can say what is refused: a position
+# that does not fit the board its options make, a move the rules refuse, a record format
+# that cannot hold the room's game (its game is the room's state, not the request's).
+CONFIG = """
+[[operations]]
+include-operation-id = ["create_room", "analyse", "room_record"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
+"""
+
+
+def test_the_record_formats_the_api_documents_are_the_ones_it_writes() -> None:
+    assert list(get_args(RecordFormat)) == records.formats()
+
+
+def test_schemathesis_finds_nothing_against_a_live_server(tmp_path: Path) -> None:
+    config = tmp_path / "schemathesis.toml"
+    config.write_text(CONFIG)
+    server = Server(tmp_path / "fuzz.db", "--workers", "1")
+    try:
+        for game in ("reversi", "gomoku", "tictactoe"):  # the worker loads each engine before it is timed
+            warm = server.http.post("/api/analyse", json={"game": game, "seconds": 0.1}, timeout=300)
+            assert warm.status_code == 200, warm.text
+        done = subprocess.run(
+            [
+                SCHEMATHESIS,
+                "--config-file",
+                str(config),
+                "--no-color",
+                "run",
+                f"{server.url}/openapi.json",
+                "--checks",
+                "all",
+                "--phases",
+                "coverage,fuzzing,stateful",
+                "--max-examples",
+                str(EXAMPLES),
+                "--seed",
+                "20261125",
+                "--workers",
+                "1",
+                "--request-timeout",
+                "60",
+                "--max-response-time",  # `--checks all` times every answer; an analysis may search 10 s
+                "30",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        server.stop()
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-6000:]
+    assert "No issues found" in out, out[-6000:]
+    for phase in ("Coverage", "Fuzzing", "Stateful"):
+        assert f"✅ {phase}" in out, f"the {phase} phase did not run and pass:\n{out[-3000:]}"
+    generated = re.search(r"(\d+) generated", out)
+    assert generated is not None and int(generated[1]) >= 100, out[-3000:]
