@@ -22,8 +22,11 @@ __all__ = ["LEVELS", "EnginePlayer", "analyse", "level_player"]
 
 def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
     """A score for every legal move (disc difference from the mover's side, exact when solved),
-    the principal variation, depth and nodes.  Default limit: one second."""
-    from tabletop.ai.reversi.levels import analysis_lock, analysis_of, shared_searcher, sides
+    the principal variation, depth and nodes.  Default limit: one second.  In the opening
+    book the scores are the book's (``MoveScore.book``) and no search runs."""
+    import random
+
+    from tabletop.ai.reversi.levels import analysis_lock, analysis_of, book_result, shared_searcher, sides
 
     limit = limit or Limit(seconds=1.0)
     if board.game == "reversi" and (board.width, board.height) != (8, 8):
@@ -32,6 +35,9 @@ def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
 
         return MinimaxPlayer(seconds=1.0).analyse(board, limit)
     player, opponent = sides(board)
+    found = book_result(player, opponent, random.Random(0))
+    if found is not None:
+        return analysis_of(board, found)  # every move with its book value, marked as such
     searcher = shared_searcher()
     with analysis_lock:  # one searcher, one search at a time (its tables and stop flag are shared)
         result = searcher.search(

@@ -3,8 +3,12 @@
 Low levels search one or two plies and add noise to their scores (a beginner's
 misjudgements); higher levels search deeper and solve the endgame exactly from
 more empty squares; level 10 is full strength.  Fixed depths rather than time
-keep the ladder reproducible and the low levels fast.  This module must not
-change the boards it is given.
+keep the ladder reproducible and the low levels fast.  Levels 6-10 open from the
+book (:mod:`.book`), choosing at random (seeded) among moves within
+``BOOK_TOLERANCE`` discs of the best, and prune with Multi-ProbCut.  On a clock
+(:attr:`EnginePlayer.clock`) level 10 spends more time in critical positions,
+solves exactly when the solve fits its budget, and stays inside the clock.  This
+module must not change the boards it is given.
 """
 
 from __future__ import annotations
@@ -14,7 +18,14 @@ import threading
 from dataclasses import dataclass
 
 from tabletop.ai.base import Analysis, Limit, MoveScore, Player
-from tabletop.ai.reversi.search import Searcher, SearchResult, time_for_move
+from tabletop.ai.reversi.book import Book, default_book
+from tabletop.ai.reversi.search import (
+    RootScore,
+    Searcher,
+    SearchResult,
+    estimated_solve_seconds,
+    time_for_move,
+)
 from tabletop.games.core import PASS, BaseBoard, Color, Move
 
 __all__ = [
@@ -23,6 +34,8 @@ __all__ = [
     "Level",
     "analysis_lock",
     "analysis_of",
+    "book_result",
+    "clock_budget",
     "level_player",
     "shared_searcher",
     "sides",
@@ -38,6 +51,13 @@ class Level:
     noise: float = 0.0
     seconds: float | None = None
     deepens_with_time: bool = False  # given a time limit, search as deep as it allows
+    selectivity: float = 0.0  # Multi-ProbCut at this many standard deviations (0: none)
+    book: bool = False  # open from the book
+
+
+BOOK_TOLERANCE = 1  # discs: book moves this close to the best are all played
+HARD_STRETCH = 3.0  # a move may take up to this many times its target in a critical position
+CLOCK_RESERVE = 0.25  # ... but never more than this share of the remaining time (plus the increment)
 
 
 LEVELS: dict[int, Level] = {
@@ -46,11 +66,13 @@ LEVELS: dict[int, Level] = {
     3: Level(depth=2, exact_empties=6, noise=3.0),
     4: Level(depth=3, exact_empties=8, noise=1.0),
     5: Level(depth=4, exact_empties=10),
-    6: Level(depth=5, exact_empties=12),
-    7: Level(depth=6, exact_empties=14),
-    8: Level(depth=7, exact_empties=16),
-    9: Level(depth=9, exact_empties=18),
-    10: Level(depth=11, exact_empties=20, deepens_with_time=True),
+    # Multi-ProbCut at 1.5 sigmas halves to fifths the nodes of a depth (benchmarks/RESULTS.md),
+    # so these levels search a ply or so deeper than they could without it, in about the same time.
+    6: Level(depth=6, exact_empties=12, selectivity=1.5, book=True),
+    7: Level(depth=7, exact_empties=14, selectivity=1.5, book=True),
+    8: Level(depth=8, exact_empties=16, selectivity=1.5, book=True),
+    9: Level(depth=10, exact_empties=18, selectivity=1.5, book=True),
+    10: Level(depth=12, exact_empties=20, deepens_with_time=True, selectivity=1.5, book=True),
 }
 
 
@@ -70,12 +92,40 @@ def _move(board: BaseBoard, sq: int) -> Move:
 def analysis_of(board: BaseBoard, result: SearchResult) -> Analysis:
     """The search result in the shared :class:`Analysis` form."""
     return Analysis(
-        scores=[MoveScore(_move(board, s.square), s.score, s.exact) for s in result.scores],
+        scores=[MoveScore(_move(board, s.square), s.score, s.exact, s.book) for s in result.scores],
         pv=_pv_moves(board, result.pv),
         depth=result.depth,
         nodes=result.nodes,
         seconds=result.seconds,
     )
+
+
+def book_result(
+    player: int, opponent: int, rng: random.Random, book: Book | None = None
+) -> SearchResult | None:
+    """The book's answer for the position: every move with its book value, ``best`` chosen at
+    random among those within ``BOOK_TOLERANCE`` of the best; None out of the book."""
+    book = book if book is not None else default_book()
+    scores = book.scores(player, opponent)
+    if scores is None:
+        return None
+    best = book.choose(player, opponent, rng, BOOK_TOLERANCE)
+    assert best is not None
+    return SearchResult(
+        best=best,
+        scores=[RootScore(sq, float(v), False, book=True) for sq, v in scores],
+        pv=[best],
+        book=True,
+    )
+
+
+def clock_budget(remaining: float, increment: float, empties: int) -> tuple[float, float]:
+    """(target, hard limit) in seconds for a move on a clock: the target is the move's even
+    share; a critical position may stretch it up to the hard limit, which always leaves most
+    of the clock for the moves after it."""
+    target = time_for_move(remaining, increment, empties)
+    hard = min(HARD_STRETCH * target, CLOCK_RESERVE * remaining + 0.8 * increment)
+    return min(target, hard), max(0.005, hard)
 
 
 def _pv_moves(board: BaseBoard, pv: list[int]) -> list[Move]:
@@ -140,22 +190,33 @@ class EnginePlayer:
         return _move(board, self.search(board, limit).best)
 
     def search(self, board: BaseBoard, limit: Limit | None = None) -> SearchResult:
-        """The level's search of ``board`` (noise applied to the choice in ``best``)."""
+        """The level's search of ``board`` (noise applied to the choice in ``best``); a book
+        move when the level opens from the book and the position is in it."""
         player, opponent = sides(board)
         level = self.level
+        if level.book:
+            found = book_result(player, opponent, self.rng)
+            if found is not None:
+                return found
         depth = level.depth
         seconds = level.seconds
+        target: float | None = None
         nodes = None
+        exact_empties = level.exact_empties
         empties = 64 - (player | opponent).bit_count()
         if self.clock is not None:
-            seconds = time_for_move(self.clock[0], self.clock[1], empties)
+            target, seconds = clock_budget(self.clock[0], self.clock[1], empties)
             if level.deepens_with_time:
                 depth = 60
+                # Solve exactly when the solve fits the budget; otherwise search selectively to
+                # the end (the iterations reach it) and never start a solve that cannot finish.
+                exact_empties = empties if estimated_solve_seconds(empties) <= target else 0
         if limit is not None:
             if limit.depth is not None:
                 depth = limit.depth
             if limit.seconds is not None:
                 seconds = limit.seconds
+                target = None
                 if limit.depth is None and level.deepens_with_time:
                     depth = 60
             nodes = limit.nodes
@@ -166,8 +227,10 @@ class EnginePlayer:
             depth=depth,
             seconds=seconds,
             nodes=nodes,
-            exact_empties=level.exact_empties,
+            exact_empties=exact_empties,
             all_moves=noisy,
+            selectivity=level.selectivity,
+            target_seconds=target,
         )
         if noisy and not result.exact and len(result.scores) > 1:
             best = max(result.scores, key=lambda s: s.score + self.rng.gauss(0.0, level.noise))
@@ -176,6 +239,10 @@ class EnginePlayer:
 
     def analyse(self, board: BaseBoard, limit: Limit | None = None) -> Analysis:
         player, opponent = sides(board)
+        if self.level.book:
+            found = book_result(player, opponent, self.rng)
+            if found is not None:
+                return analysis_of(board, found)
         limit = limit or Limit(seconds=1.0)
         result = self.searcher.search(
             player,
@@ -185,6 +252,7 @@ class EnginePlayer:
             nodes=limit.nodes,
             exact_empties=self.level.exact_empties,
             all_moves=True,
+            selectivity=self.level.selectivity,
         )
         return analysis_of(board, result)
 

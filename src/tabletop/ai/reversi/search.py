@@ -71,6 +71,7 @@ class RootScore:
     square: int
     score: float
     exact: bool
+    book: bool = False  # the opening book's value, not a search's
 
 
 @dataclass
@@ -84,6 +85,7 @@ class SearchResult:
     nodes: int = 0
     seconds: float = 0.0
     exact: bool = False
+    book: bool = False  # the move comes from the opening book
 
     @property
     def score(self) -> float:
@@ -280,13 +282,13 @@ class Searcher:
             # A selective search to the end first: a good guess and order for the exact one,
             # and a far better answer than the midgame's if the time runs out during the solve.
             t, self._mpc_t = self._mpc_t, END_SELECTIVITY
-            scores = self._iteration(p, o, order, empties, all_moves)
+            ends = self._iteration(p, o, order, empties, all_moves)
             self._mpc_t = t
-            if scores is not None:
-                order = sorted(scores, key=lambda sq: -scores[sq])
+            if ends is not None:
+                order = sorted(ends, key=lambda sq: -ends[sq])
                 result = SearchResult(
                     best=order[0],
-                    scores=[RootScore(sq, round(scores[sq] / kernel.SCALE, 2), False) for sq in order],
+                    scores=[RootScore(sq, round(ends[sq] / kernel.SCALE, 2), False) for sq in order],
                     depth=empties,
                 )
         if solve and not self.stopped:
