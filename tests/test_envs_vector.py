@@ -175,3 +175,18 @@ def test_module_examples_run() -> None:
     for module in (tabletop.envs, tabletop.envs.vector):
         failures, tried = doctest.testmod(module)
         assert tried > 0 and failures == 0
+
+
+def test_random_actions_are_uniform_over_the_legal_ones() -> None:
+    venv = VectorEnv("tictactoe", num_envs=30_000, seed=1)
+    venv.reset()
+    for action in (0, 1, 2, 4, 3, 5):  # X O X / X O O / - - -: three empty squares, no line
+        venv.step(np.full(venv.num_envs, action))
+    counts = np.bincount(venv.random_actions(), minlength=9)
+    assert counts[:6].sum() == 0
+    assert np.all(np.abs(counts[6:] / venv.num_envs - 1 / 3) < 0.015), counts
+    venv = VectorEnv("reversi", num_envs=30_000, seed=2)
+    venv.reset()
+    counts = np.bincount(venv.random_actions(), minlength=65)
+    assert set(np.flatnonzero(counts)) == {19, 26, 37, 44}  # d3 c4 f5 e6
+    assert np.all(np.abs(counts[[19, 26, 37, 44]] / venv.num_envs - 1 / 4) < 0.015), counts

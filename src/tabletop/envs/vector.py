@@ -349,8 +349,19 @@ def _mnk_step(
 
 @njit(cache=True)
 def _mnk_random_actions(cells: np.ndarray, stones: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+    # A few draws of any square until one is empty, then (on a crowded board) the k-th empty square:
+    # each way picks every empty square with the same chance, so their mixture does too.
     squares = cells.shape[1]
     for i in range(cells.shape[0]):
+        found = False
+        for _ in range(8):
+            q = int(_next_random(rng, i) % _U64(squares))
+            if cells[i, q] == 0:
+                out[i] = q
+                found = True
+                break
+        if found:
+            continue
         k = int(_next_random(rng, i) % _U64(squares - stones[i]))
         for q in range(squares):
             if cells[i, q] == 0:
