@@ -136,3 +136,16 @@ def test_an_external_engine_is_an_opponent() -> None:
 def test_bad_arguments_say_what_is_wrong(kwargs: dict[str, str], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         envs.gym_env("reversi", **kwargs)
+
+
+@pytest.mark.parametrize("env_id", ["tabletop/Reversi-v0", "tabletop/Gomoku-v0", "tabletop/TicTacToe-v0"])
+def test_registered_with_gymnasium_and_every_render_mode_checks(env_id: str) -> None:
+    import gymnasium
+
+    options = {"size": 9} if "Gomoku" in env_id else {}
+    env = gymnasium.make(f"tabletop.envs.single:{env_id}", opponent="random", illegal_action="lose",
+                         render_mode="ansi", **options)
+    check_env(env.unwrapped)  # with a spec, the checker also makes and renders each declared render mode
+    obs, info = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape and info["action_mask"].any()
+    env.close()

@@ -19,6 +19,11 @@ step actions legal in another position: Gymnasium's ``check_env`` draws an actio
 plays it, so an environment whose legal actions change from position to position passes it only
 when an illegal action is a move that loses rather than an error.
 
+The module registers the environment with Gymnasium as ``tabletop/Reversi-v0``,
+``tabletop/Gomoku-v0`` and ``tabletop/TicTacToe-v0`` (the same keyword arguments), so
+``gymnasium.make("tabletop.envs.single:tabletop/Reversi-v0", opponent="level:3")`` works without an
+import of its own.
+
 Players that draw random numbers (``random``, ``mcts``, the levels) are reseeded from
 ``reset(seed=...)``, so a seeded episode is reproducible; a choice the opening asks of the
 opponent is the computer's choice of :class:`~tabletop.games.openings.OpeningPhase` (White).
@@ -38,7 +43,9 @@ from tabletop.envs.render import board_rgb
 from tabletop.games.core import Color
 from tabletop.players import player
 
-__all__ = ["TabletopGymEnv"]
+__all__ = ["GYMNASIUM_IDS", "LegalDiscrete", "TabletopGymEnv"]
+
+GYMNASIUM_IDS = {"reversi": "tabletop/Reversi-v0", "gomoku": "tabletop/Gomoku-v0", "tictactoe": "tabletop/TicTacToe-v0"}
 
 
 class LegalDiscrete(spaces.Discrete):
@@ -151,3 +158,8 @@ class TabletopGymEnv(gymnasium.Env[np.ndarray, np.int64]):
         close = getattr(self.opponent, "close", None)
         if callable(close):
             close()
+
+
+for _game, _id in GYMNASIUM_IDS.items():
+    if _id not in gymnasium.registry:
+        gymnasium.register(id=_id, entry_point="tabletop.envs.single:TabletopGymEnv", kwargs={"game": _game})
