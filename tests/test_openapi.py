@@ -68,6 +68,7 @@ def test_schemathesis_finds_nothing_against_a_live_server(tmp_path: Path) -> Non
                 "--max-response-time",  # `--checks all` times every answer; an analysis may search 10 s
                 "30",
             ],
+            cwd=tmp_path,  # its crash cache (.schemathesis/) stays out of the checkout and out of the next run
             capture_output=True,
             text=True,
             timeout=600,

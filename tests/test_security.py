@@ -23,6 +23,7 @@ from starlette.routing import Route
 from websockets.sync.client import connect
 
 from tabletop.server.app import create_app
+from tabletop.server.routers import analysis, pages, rooms
 from tabletop.server.security import DOCS_PATHS, DOCS_POLICY, PAGE_POLICY, redact
 from test_server import ROOT, Server, Socket, free_port, online_room
 
@@ -50,9 +51,9 @@ def _assert_secured(response: httpx.Response) -> None:
 
 def test_every_page_and_api_answer_carries_the_security_headers(server: Server) -> None:
     room, _black, white = online_room(server)
-    # every GET route the application declares, with this room for its path parameter
+    # every GET route of the application, its rooms, records and page, with this room for its path parameter
     paths = {"/web/app.js", "/web/style.css", "/web/index.html", "/web/board.js"}
-    for route in create_app().routes:
+    for route in [*create_app().routes, *(r for m in (rooms, analysis, pages) for r in m.router.routes)]:
         if isinstance(route, APIRoute | Route) and "GET" in (route.methods or ()):
             paths.add(route.path.replace("{room_id}", room))
     assert {"/", f"/play/{room}", f"/api/rooms/{room}", "/openapi.json", "/docs"} <= paths
@@ -66,7 +67,8 @@ def test_every_page_and_api_answer_carries_the_security_headers(server: Server) 
         server.http.get("/api/rooms/nosuchroom"),  # 404 from the application
         server.http.get("/no/such/page"),  # 404 from the router
         server.http.delete("/api/rooms"),  # 405
-        server.http.get(f"/api/rooms/{room}/record", params={"format": "nope"}),  # 400
+        server.http.get(f"/api/rooms/{room}/record", params={"format": "psq"}),  # 400: not for tictactoe
+        server.http.get(f"/api/rooms/{room}/record", params={"format": "nope"}),  # 422
     ]
     assert {a.status_code for a in answers} >= {200, 201, 400, 403, 404, 405, 422}
     for answer in answers:
