@@ -70,7 +70,10 @@ function fitToScreen(svg, pos, wrap) {
 
 function renderPlayers() {
   const room = game.room;
-  const n = counts(shownPosition().pos);
+  const shown = shownPosition();
+  const n = counts(shown.pos);
+  // while an earlier ply is shown, the side to move there is marked
+  const toMove = shown.live ? actorOf(room) : shown.pos.turn;
   document.querySelector(".players").dataset.game = room.game;
   for (const color of COLORS) {
     const panel = $(`player-${color}`);
@@ -84,8 +87,8 @@ function renderPlayers() {
     const count = panel.querySelector(".count");
     count.hidden = room.game !== "reversi";
     count.textContent = String(n[color]);
-    panel.classList.toggle("to-move", actorOf(room) === color);
-    panel.setAttribute("aria-current", actorOf(room) === color ? "true" : "false");
+    panel.classList.toggle("to-move", toMove === color);
+    panel.setAttribute("aria-current", toMove === color ? "true" : "false");
     panel.querySelector(".clock").hidden = !room.clocks;
   }
   tickClocks();
