@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from tabletop.bench import envs as bench_envs
+from tabletop.errors import UsageError
 
 TABLETOP = str(Path(sys.executable).with_name("tabletop"))
 
@@ -24,11 +30,15 @@ def test_bench_envs_prints_a_figure_for_every_game() -> None:
     assert reversi["ratio_vs_rules_library"] == reversi["vector_steps_per_s"] / results["rules_library_reversi_steps_per_s"]
 
 
-def test_bench_envs_table_and_bad_options() -> None:
-    done = subprocess.run([TABLETOP, "bench", "envs", "--no-pgx", "--seconds", "0.02", "--repeat", "1", "--batch", "8"],
-                          capture_output=True, text=True, timeout=300, check=True)
-    assert "VectorEnv" in done.stdout and "reference: rules library" in done.stdout
-    bad = subprocess.run([TABLETOP, "bench", "envs", "--batch", "0"], capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2
-    assert bad.stderr.strip().splitlines() == [bad.stderr.strip().splitlines()[-1]]
-    assert "--batch must be 1 or more, not 0" in bad.stderr
+def test_bench_envs_table_and_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    bench_envs.add_arguments(parser)
+    args = parser.parse_args(["--no-pgx", "--seconds", "0.02", "--repeat", "1", "--batch", "8"])
+    assert bench_envs.run(args) == 0
+    out = capsys.readouterr().out
+    assert "VectorEnv" in out and "reference: rules library" in out and "gomoku 15x15" in out
+    for flags, message in ((["--batch", "0"], "--batch must be 1 or more, not 0"),
+                           (["--seconds", "0"], "--seconds must be positive"),
+                           (["--repeat", "0"], "--repeat must be 1 or more")):
+        with pytest.raises(UsageError, match=message):
+            bench_envs.run(parser.parse_args(flags))

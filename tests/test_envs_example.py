@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "reversi_policy.py"
 
@@ -23,7 +26,13 @@ def test_a_short_training_run_beats_random() -> None:
     assert wins >= 65, done.stdout
 
 
-def test_bad_arguments_get_one_line() -> None:
-    done = subprocess.run([sys.executable, str(EXAMPLE), "--games", "1"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2
-    assert "--games and --envs at least 2" in done.stderr.splitlines()[-1]
+def test_bad_arguments_get_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = importlib.util.spec_from_file_location("reversi_policy", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "reversi_policy", example)  # its dataclasses look their module up
+    spec.loader.exec_module(example)
+    with pytest.raises(SystemExit) as exited:
+        example.main(["--games", "1"])
+    assert exited.value.code == 2
+    assert "--games and --envs at least 2" in capsys.readouterr().err.splitlines()[-1]
