@@ -190,3 +190,17 @@ def test_random_actions_are_uniform_over_the_legal_ones() -> None:
     counts = np.bincount(venv.random_actions(), minlength=65)
     assert set(np.flatnonzero(counts)) == {19, 26, 37, 44}  # d3 c4 f5 e6
     assert np.all(np.abs(counts[[19, 26, 37, 44]] / venv.num_envs - 1 / 4) < 0.015), counts
+
+
+def test_a_games_random_stream_does_not_depend_on_the_batch_size() -> None:
+    small = VectorEnv("gomoku", num_envs=3, seed=21, size=9)
+    large = VectorEnv("gomoku", num_envs=50, seed=21, size=9)
+    small.reset()
+    large.reset()
+    for _ in range(40):
+        a = small.random_actions().copy()
+        b = large.random_actions().copy()
+        np.testing.assert_array_equal(a, b[:3])
+        small.step(a)
+        large.step(b)
+    assert [small.position_text(i) for i in range(3)] == [large.position_text(i) for i in range(3)]

@@ -536,8 +536,8 @@ class VectorEnv:
         return info
 
     def _seed(self, seed: int | None) -> None:
-        words = np.random.SeedSequence(seed).generate_state(self.num_envs * 2, dtype=np.uint64)
-        self._rng[:] = words[: self.num_envs] ^ words[self.num_envs :]
+        # game i's stream starts from the i-th word of the seed's sequence, whatever the batch size
+        self._rng[:] = np.random.SeedSequence(seed).generate_state(self.num_envs, dtype=np.uint64)
 
 
 def _allow(game: str, options: dict[str, Any], allowed: set[str]) -> None:
