@@ -176,7 +176,7 @@ export function hintWords(score, side) {
   if (kind === "tictactoe") return "a draw with best play";
   if (kind === "reversi") {
     const discs = Math.abs(score) === 1 ? "disc" : "discs";
-    return `${formatScore(score)} ${discs} for ${who}`;
+    return `${score === 0 ? "±0" : formatScore(score)} ${discs} for ${who}`;
   }
   return `${formatScore(Math.round(score))} ${Math.abs(Math.round(score)) === 1 ? "point" : "points"} for ${who}`;
 }
