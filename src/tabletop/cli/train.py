@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,10 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return 2
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def _gen(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -76,10 +81,13 @@ def _gen(args: argparse.Namespace) -> int:
             rate = f"{done['new'] / elapsed:,.0f}" if elapsed > 0 and done["new"] else "-"
             progress.update(task, advance=1, positions=done["positions"], rate=rate)
 
+        previous = signal.signal(signal.SIGTERM, _interrupt)  # a kill stops the workers too
         try:
             generate(args.dir, config, shards, args.jobs, on_shard)
         except ShardError as exc:
             raise CliError(str(exc)) from None
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     print(f"{shards} shards, {done['positions']:,} positions in {args.dir} ({done['new']:,} made now)")
     return 0
 

@@ -27,7 +27,6 @@ import os
 import random
 import zipfile
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -215,16 +214,20 @@ def generate(
     if not todo:
         return
     context = multiprocessing.get_context("spawn")  # no inherited numba or thread state
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = [pool.submit(_worker_shard, str(directory), config, index) for index in todo]
-        try:
-            for future in as_completed(futures):
-                index, positions = future.result()
-                on_shard(index, positions, True)
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+    pool = context.Pool(jobs)
+    try:
+        for index, positions in pool.imap_unordered(_worker_shard_args, [(str(directory), config, i) for i in todo]):
+            on_shard(index, positions, True)
+        pool.close()
+    except BaseException:
+        pool.terminate()  # the workers' unfinished shards are lost, the finished ones are on disk whole
+        raise
+    finally:
+        pool.join()
+
+
+def _worker_shard_args(args: tuple[str, GenConfig, int]) -> tuple[int, int]:
+    return _worker_shard(*args)
 
 
 def shard_files(directory: Path) -> list[Path]:
