@@ -337,12 +337,15 @@ def test_an_online_clock_waits_for_the_opponent_to_join(page: Page, base_url: st
     room_id = start_game(page, base_url, "gomoku", "online", size="15", rule="freestyle", clock="300+5")
     page.wait_for_timeout(2500)
     assert clock_seconds(page, "black") == 300, "no time runs while the opponent has not joined"
+    expect(page.locator("#player-white .kind")).to_have_text("opponent, not joined yet")
+    expect(page.locator("#status")).to_contain_text("the clocks start when your opponent joins")
     with urllib.request.urlopen(f"{base_url}/api/rooms/{room_id}", timeout=10) as response:
         import json
 
         assert json.loads(response.read())["clocks"]["black"] == 300
     join(base_url, room_id, page.locator("#invite-url").input_value())
     page.wait_for_function("() => window.tabletop.room.seats.white.taken")
+    expect(page.locator("#player-white .kind")).not_to_contain_text("not joined")
     page.wait_for_timeout(2100)
     assert clock_seconds(page, "black") <= 298, "the clock runs once both players are in"
 

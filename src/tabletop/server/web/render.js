@@ -82,7 +82,8 @@ function renderPlayers() {
     if (isComputer(color)) kind = seatKind(color).replace(/^level:(\d+)$/, "computer, level $1");
     else if (mine(color)) kind = isLocal() && mine(color === "black" ? "white" : "black") ? "player" : "you";
     else kind = isLocal() || !isPlayer() ? "player" : "opponent";
-    if (!isComputer(color) && !mine(color) && !seatConnected(color)) kind += ", away";
+    if (!isComputer(color) && !mine(color) && !seatTaken(color)) kind += ", not joined yet";
+    else if (!isComputer(color) && !mine(color) && !seatConnected(color)) kind += ", away";
     panel.querySelector(".kind").textContent = kind;
     const count = panel.querySelector(".count");
     count.hidden = room.game !== "reversi";
@@ -111,6 +112,9 @@ function renderStatus() {
       text = `${colorName(actor)} to move`;
     }
     if (game.thinking || (isComputer(actor) && !mine(actor))) text += " — the computer is thinking…";
+    else if (mine(actor) && !isLocal() && !seatsFilled()) {
+      text += room.clocks ? " — your move; the clocks start when your opponent joins" : " — your move; your opponent has not joined yet";
+    }
     else if (mine(actor) && !isLocal()) text += " — your turn";
     else if (!mine(actor) && isPlayer() && !isLocal()) text += " — waiting for your opponent";
   }
@@ -258,7 +262,7 @@ export function tickClocks() {
   const room = game.room;
   if (!room || !room.clocks) return;
   const elapsed = (performance.now() - game.clocksAt) / 1000;
-  const running = seatsFilled(room);
+  const running = seatsFilled();
   for (const color of COLORS) {
     let left = room.clocks[color];
     if (typeof left !== "number") continue;
@@ -282,9 +286,13 @@ function lowTime() {
 }
 
 /** Clocks run only once every human seat has its player (the server holds them until then). */
-function seatsFilled(room) {
-  const seats = room.seats || {};
-  return COLORS.every((color) => !seats[color] || typeof seats[color] !== "object" || seats[color].taken !== false);
+function seatsFilled() {
+  return COLORS.every(seatTaken);
+}
+
+function seatTaken(color) {
+  const seat = game.room.seats && game.room.seats[color];
+  return !seat || typeof seat !== "object" || seat.taken !== false;
 }
 
 function clockText(seconds) {
