@@ -16,8 +16,12 @@ import sys
 from pathlib import Path
 from typing import get_args
 
+from fastapi.testclient import TestClient
+
 from tabletop import records
+from tabletop.server.app import create_app
 from tabletop.server.models import RecordFormat
+from tabletop.server.settings import Settings
 from test_server import Server
 
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
@@ -35,6 +39,36 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403",
 
 def test_the_record_formats_the_api_documents_are_the_ones_it_writes() -> None:
     assert list(get_args(RecordFormat)) == records.formats()
+
+
+def test_every_error_a_route_documents_is_the_one_error_body() -> None:
+    document = create_app().openapi()
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            answers = operation["responses"]
+            assert any(status.startswith("2") for status in answers), (method, path)
+            for status, answer in answers.items():
+                if status.startswith(("4", "5")):
+                    schema = answer["content"]["application/json"]["schema"]
+                    assert schema == {"$ref": "#/components/schemas/ErrorBody"}, (method, path, status)
+
+
+def test_a_method_a_path_does_not_serve_is_a_405_that_names_every_method_it_does() -> None:
+    with TestClient(create_app(Settings(workers=1))) as client:
+        refused = client.request("OPTIONS", "/api/rooms")
+        assert refused.status_code == 405
+        assert refused.headers["allow"] == "GET, HEAD, POST"
+        assert refused.json() == {
+            "code": "method_not_allowed",
+            "message": "Method Not Allowed",
+            "detail": "Method Not Allowed",
+        }
+        missing = client.get("/api/rooms/nosuchroom")
+        assert missing.status_code == 404 and missing.json()["code"] == "unknown_room"
+        shapeless = client.post("/api/rooms", json={"game": "chess"})
+        assert shapeless.status_code == 422 and set(shapeless.json()) == {"code", "message", "detail"}
+        assert shapeless.json()["message"].startswith("game: ")
 
 
 def test_schemathesis_finds_nothing_against_a_live_server(tmp_path: Path) -> None:
