@@ -196,3 +196,25 @@ def test_the_page_replays_a_game_exactly_as_the_rules_library_plays_it(page: Pag
         drawn = page.evaluate(REPLAY_JS, [game, moves, texts[0]])
         assert drawn["start"] == texts[0], (game, options)
         assert drawn["positions"] == texts, (game, options, moves)
+
+
+def test_the_page_keeps_to_its_content_security_policy(page: Page, base_url: str) -> None:
+    """The server allows only the page's own scripts and styles: no inline code or style."""
+    refused: list[str] = []
+    page.on(
+        "console",
+        lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None,
+    )
+    page.add_init_script(
+        "document.addEventListener('securitypolicyviolation', (e) => console.error("
+        "'Content Security Policy: ' + e.violatedDirective + ' ' + e.blockedURI))"
+    )
+    start_game(page, base_url, "reversi", "friend", size="8")
+    play(page, "f5")
+    page.get_by_role("button", name="Hint").click()
+    expect(page.locator("#message")).to_contain_text("Hint:", timeout=30_000)
+    page.get_by_role("button", name="Previous move").click()
+    assert shown_ply(page) == 0
+    page.goto(f"{base_url}/play/no-such-room")
+    expect(page.get_by_role("heading", name="No such game")).to_be_visible()
+    assert refused == []
