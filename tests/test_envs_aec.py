@@ -176,3 +176,21 @@ def test_bad_options_and_modes_say_what_is_wrong() -> None:
     with pytest.raises(ValueError, match="unknown render_mode 'human'"):
         envs.aec_env("reversi", render_mode="human")
     assert new_board("reversi", {"size": 6}).width == envs.aec_env("reversi", size=6).unwrapped.game.width
+
+
+@pytest.mark.parametrize(("game", "options"), [("reversi", {}), ("reversi", {"size": 6}), ("gomoku", {"size": 9})])
+def test_the_aec_env_and_vector_env_number_actions_and_planes_alike(game: str, options: dict[str, object]) -> None:
+    venv = envs.VectorEnv(game, num_envs=1, seed=5, **options)
+    vobs, vinfo = venv.reset()
+    env = envs.aec_env(game, **options)
+    env.reset()
+    for _ in range(60):
+        agent = env.agent_selection
+        seen = env.observe(agent)
+        np.testing.assert_array_equal(seen["observation"], vobs[0])
+        np.testing.assert_array_equal(seen["action_mask"].astype(bool), vinfo["action_mask"][0])
+        action = int(venv.random_actions()[0])
+        vobs, reward, terminated, truncated, vinfo = venv.step(np.array([action]))
+        env.step(action)
+        if terminated[0]:
+            break
