@@ -245,7 +245,8 @@ class GomokuEngine:
             deadline = started + 0.5
         # a quarter of the time is kept for checking that the chosen move leaves no forced loss
         search_deadline = deadline if st.safety_nodes == 0 else started + (deadline - started) * 0.75
-        searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES)
+        searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES,
+                            pruning=True, keep_table=True)
         result = searcher.search(max_depth=max_depth)
         nodes += result.nodes
         scores = result.root_scores or [(result.best, result.score)]
@@ -304,13 +305,17 @@ def safe_first(pos: Position, ranked: list[int], nodes: int, use_vct: bool, dead
 
 def warm_up() -> None:
     """Load (or, without numba's cache, compile) every kernel a move uses, outside any timed move:
-    the position's updates, the threat solver's and the search's."""
+    the position's updates, the threat solvers', the searches' (plain and pruning) and Renju's
+    forbidden-point judgement."""
     for rule in ("freestyle", "renju"):
         pos = Position(15, 15, rule)
         for col, row in ((7, 7), (8, 8), (6, 8), (9, 9)):
             pos.play(pos.point(col, row))
         ThreatSolver(pos, max_nodes=50).vcf()
+        ThreatSolver(pos, max_nodes=50).vct(depth=2)
         Searcher(pos, max_nodes=200, tt_entries=16).search(max_depth=2)
+        Searcher(pos, max_nodes=200, tt_entries=16, pruning=True).search(max_depth=4)
+        pos.is_foul(1, pos.point(7, 8))
         pos.undo()
         pos.candidates(4)
 

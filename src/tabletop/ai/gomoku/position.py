@@ -14,10 +14,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from tabletop.ai.gomoku import kernels as K
 from tabletop.ai.gomoku import patterns as P
 from tabletop.games.core import BLACK, BaseBoard, Color, Move
 
-__all__ = ["Position", "rule_of", "tables", "zobrist_keys"]
+__all__ = ["Position", "keys_array", "rule_of", "signed", "tables", "zobrist_keys"]
 
 
 @lru_cache(maxsize=1)
@@ -35,6 +36,18 @@ def line_double_fours() -> np.ndarray:
 def zobrist_keys(n: int) -> tuple[list[int], list[int]]:
     rng = random.Random(20261122)
     return [rng.getrandbits(64) for _ in range(n)], [rng.getrandbits(64) for _ in range(n)]
+
+
+@lru_cache(maxsize=8)
+def keys_array(size: int) -> np.ndarray:
+    """The Zobrist keys as int64 (the same bits), colour by point, for the kernels."""
+    black, white = zobrist_keys(size)
+    return np.array([black, white], dtype=np.uint64).view(np.int64)
+
+
+def signed(h: int) -> int:
+    """A 64-bit hash as the kernels' int64."""
+    return h - (1 << 64) if h >= 1 << 63 else h
 
 
 def rule_of(board: BaseBoard) -> str:
@@ -142,8 +155,8 @@ class Position:
         return self.points_with(color, P.FIVE)
 
     def is_foul(self, color: int, p: int) -> bool:
-        """Renju only: would this Black stone be a foul (pattern judgement)?"""
-        return self.renju and color == 1 and bool(P.black_foul(self.cells, self.pat, self.double_fours, self.dirs, p))
+        """Renju only: would this Black stone be a foul (Renju's rule, judged exactly)?"""
+        return self.renju and color == 1 and bool(K.is_foul(K.board_tuple(self), color, p))
 
     def candidates(self, limit: int = 400) -> list[int]:
         """Empty points within two of a stone, best first (the centre on an empty board)."""
