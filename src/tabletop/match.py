@@ -390,7 +390,11 @@ class Match:
         self._require_live()
         actor = self.actor  # during an opening, the placing seat
         color = self.board.turn if actor is None else actor
-        mv = self.player_for(color).choose(self.board.copy(), limit)
+        player = self.player_for(color)
+        if self.clock is not None and self.clock.settings.per_move is None and hasattr(player, "clock"):
+            # an engine that manages its own time sees its clock: (seconds left, increment)
+            player.clock = (self.clock.left(color), self.clock.settings.increment)
+        mv = player.choose(self.board.copy(), limit)
         return self.play(color, mv)
 
     # -- undo / redo (local games) --------------------------------------------------------------------

@@ -79,6 +79,7 @@ class LevelPlayer:
         self.n = n
         self.name = f"level:{n}"
         self._players: dict[str, Player] = {}
+        self.clock: tuple[float, float] | None = None  # (seconds left, increment), for engines that manage time
         if game is not None:
             self._for(game)
 
@@ -92,7 +93,10 @@ class LevelPlayer:
         return p
 
     def choose(self, board: BaseBoard, limit: Limit | None = None) -> Move:
-        return self._for(board.game).choose(board, limit)
+        player = self._for(board.game)
+        if self.clock is not None and hasattr(player, "clock"):
+            player.clock = self.clock
+        return player.choose(board, limit)
 
 
 def analyse_position(board: BaseBoard, limit: Limit | None = None) -> Analysis:
