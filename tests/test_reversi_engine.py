@@ -270,7 +270,8 @@ def test_table_size_option_changes_the_table() -> None:
 
 
 def test_clock_budget_spreads_time_and_keeps_a_reserve() -> None:
-    assert time_for_move(60.0, 0.0, 50) == pytest.approx(3.0)
+    assert time_for_move(60.0, 0.0, 50) == pytest.approx(3.0, rel=0.02)
+    assert time_for_move(0.1, 0.0, 20) < 0.05  # most of a short clock is kept for the moves to the end
     assert time_for_move(60.0, 2.0, 50) > time_for_move(60.0, 0.0, 50)
     assert time_for_move(1.0, 0.0, 12) <= 0.5
 
@@ -379,3 +380,82 @@ def test_analysis_of_other_board_sizes_falls_back_to_the_generic_search() -> Non
         result = analyse(board, Limit(seconds=0.3))
         assert {str(s.move) for s in result.scores} == {str(m) for m in board.legal_moves}
         assert result.depth >= 1
+
+
+def _position_after(moves: int, seed: int) -> Board:
+    rng = random.Random(seed)
+    board = Board()
+    while len(board.move_stack) < moves and not board.is_game_over():
+        board.push(rng.choice(board.legal_moves))
+    return board
+
+
+def test_clock_budget_leaves_most_of_the_clock_and_lets_critical_moves_stretch() -> None:
+    from tabletop.ai.reversi.levels import CLOCK_RESERVE, clock_budget
+
+    for remaining, increment, empties in [(60.0, 0.0, 50), (5.0, 0.0, 30), (0.3, 0.0, 24), (2.0, 1.0, 40)]:
+        target, hard = clock_budget(remaining, increment, empties)
+        assert 0 < target <= hard <= max(0.005, CLOCK_RESERVE * remaining + 0.8 * increment)
+        assert hard > target or hard == CLOCK_RESERVE * remaining + 0.8 * increment
+
+
+def test_level_ten_never_exceeds_a_tight_match_clock() -> None:
+    from tabletop.match import ClockSettings, Match, MatchError
+
+    warm = level_player(10)  # the compiled searches and solver loaded outside the clock
+    warm.choose(_position_after(20, 1), Limit(depth=3))
+    warm.clock = (10.0, 0.0)
+    warm.choose(_position_after(48, 1))
+    match = Match(
+        Board(), {Color.BLACK: "level:10", Color.WHITE: "level:10"}, clock=ClockSettings(initial=8.0)
+    )
+    match.start()
+    moves = []
+    while not match.is_over():
+        color = match.board.turn
+        left = match.clock.left(color) if match.clock else 0.0
+        started = time.perf_counter()
+        try:
+            match.think()
+        except MatchError:  # flagged between choosing and playing
+            pytest.fail(f"{color} ran out of time: (ply, left, took) {moves}")
+        moves.append((len(match.board.move_stack), round(left, 3), round(time.perf_counter() - started, 3)))
+        assert not match.check_time(), f"{color} ran out of time: (ply, left, took) {moves}"
+    assert match.clock is not None and min(match.clock.remaining) > 0
+    assert max(took / left for _, left, took in moves) < 0.5, moves  # no move took half the time left
+
+
+def test_on_a_clock_level_ten_solves_exactly_when_the_solve_fits_and_not_otherwise() -> None:
+    from tabletop.ai.reversi.levels import clock_budget
+
+    board = _position_after(48, 4)  # 12 empties: solved in milliseconds
+    player = level_player(10)
+    player.clock = (30.0, 0.0)
+    assert player.search(board).exact
+    board = _position_after(34, 4)  # 26 empties: far beyond a 0.2-second budget
+    player.clock = (2.0, 0.0)
+    _, hard = clock_budget(2.0, 0.0, 26)
+    started = time.perf_counter()
+    result = player.search(board)
+    assert not result.exact and board.is_legal(board.move_at(result.best % 8, result.best // 8))
+    assert time.perf_counter() - started < hard + 0.15
+
+
+def test_a_changed_best_move_or_a_falling_score_marks_a_critical_position() -> None:
+    from tabletop.ai.reversi.search import UNSTABLE_DROP, is_critical
+
+    assert is_critical((19, 40), 26, 40)
+    assert is_critical((19, 40), 19, 40 - UNSTABLE_DROP)
+    assert not is_critical((19, 40), 19, 40 - UNSTABLE_DROP + 1)
+    assert not is_critical((19, 40), 19, 90)
+
+
+def test_a_stretched_target_never_passes_the_hard_limit() -> None:
+    board = _position_after(24, 9)
+    p, o = _sides(board)
+    searcher = Searcher(8)
+    searcher.search(p, o, depth=4)
+    started = time.perf_counter()
+    result = searcher.search(p, o, depth=60, seconds=1.0, target_seconds=0.05, selectivity=1.5)
+    took = time.perf_counter() - started
+    assert took < 1.1 and result.depth >= 1

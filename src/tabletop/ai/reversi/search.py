@@ -25,6 +25,7 @@ __all__ = [
     "SearchResult",
     "Searcher",
     "estimated_solve_seconds",
+    "is_critical",
     "square_name",
     "time_for_move",
 ]
@@ -37,8 +38,15 @@ UNSTABLE_DROP = 2 * kernel.SCALE  # a score falling this much between iterations
 UNSTABLE_STRETCH = 1.6  # ... and stretches the time target by this factor (up to the hard limit)
 # Exact solves in self-play positions on this machine: about SOLVE_SECONDS_AT_20 at 20 empties,
 # growing SOLVE_GROWTH times per extra empty square (scripts/fit_reversi_mpc.py --solve-times).
-SOLVE_SECONDS_AT_20 = 0.25
-SOLVE_GROWTH = 2.2
+MOVE_OVERHEAD = 0.02  # seconds a move costs beyond its search (Python, threads, the caller)
+SOLVE_SECONDS_AT_20 = 2.0
+SOLVE_GROWTH = 1.9
+
+
+def is_critical(previous: tuple[int, int], best: int, score: int) -> bool:
+    """Whether an iteration's (``best`` move, ``score``) after the ``previous`` iteration's marks
+    a critical position: the best move changed, or its score fell by ``UNSTABLE_DROP`` or more."""
+    return best != previous[0] or score <= previous[1] - UNSTABLE_DROP
 
 
 def estimated_solve_seconds(empties: int) -> float:
@@ -57,11 +65,14 @@ def time_for_move(remaining: float, increment: float, empties: int) -> float:
     """Seconds to spend on this move with ``remaining`` on the clock and ``increment`` per move.
 
     Our remaining moves are about half the empty squares; the last dozen are solved
-    exactly and cheaply, so the budget is spread over the moves before them.
+    exactly and cheaply, so the budget is spread over the moves before them, after a
+    reserve of ``MOVE_OVERHEAD`` for each of our moves to the end.
     """
+    reserve = min(0.5 * remaining, MOVE_OVERHEAD * ((empties + 1) // 2))
+    spare = max(0.0, remaining - reserve)
     moves_left = max(2, (empties - 10) // 2)
-    budget = remaining / moves_left + 0.8 * increment
-    return max(0.01, min(budget, 0.5 * remaining))
+    budget = spare / moves_left + 0.8 * increment
+    return max(0.001, min(budget, 0.5 * spare + 0.8 * increment))
 
 
 @dataclass(frozen=True)
@@ -269,12 +280,10 @@ class Searcher:
                 scores=[RootScore(sq, round(scores[sq] / kernel.SCALE, 2), False) for sq in order],
                 depth=d,
             )
-            if target is not None and seconds is not None and previous is not None and d >= 6:
+            critical = previous is not None and d >= 6 and is_critical(previous, order[0], scores[order[0]])
+            if target is not None and seconds is not None and critical:
                 # A critical position (the best move changed, or its score fell): take more time.
-                changed = order[0] != previous[0]
-                dropped = scores[order[0]] < previous[1] - UNSTABLE_DROP
-                if changed or dropped:
-                    target = min(seconds, target * UNSTABLE_STRETCH)
+                target = min(seconds, target * UNSTABLE_STRETCH)
             previous = (order[0], scores[order[0]])
             if target is not None and time.perf_counter() - start > 0.4 * target:
                 break  # the next iteration would not finish in time
