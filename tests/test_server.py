@@ -963,6 +963,8 @@ def test_every_record_format_that_fits_the_game_reads_back_as_the_rooms_game(
             assert record.moves == moves, fmt
         if fmt in ("sgf", "ggf"):
             assert record.result == ("W+R" if loser == "black" else "B+R"), fmt
-    for fmt in [*unfit, "pgn"]:
+    for fmt in unfit:
         refused = server.http.get(f"/api/rooms/{room}/record", params={"format": fmt})
         assert refused.status_code == 400 and refused.json()["code"] == "bad_format", fmt
+    unknown = server.http.get(f"/api/rooms/{room}/record", params={"format": "pgn"})
+    assert unknown.status_code == 422 and unknown.json()["code"] == "bad_request"  # not a documented format
