@@ -24,9 +24,11 @@ The module registers the environment with Gymnasium as ``tabletop/Reversi-v0``,
 ``gymnasium.make("tabletop.envs.single:tabletop/Reversi-v0", opponent="level:3")`` works without an
 import of its own.
 
-Players that draw random numbers (``random``, ``mcts``, the levels) are reseeded from
-``reset(seed=...)``, so a seeded episode is reproducible; a choice the opening asks of the
-opponent is the computer's choice of :class:`~tabletop.games.openings.OpeningPhase` (White).
+Players that draw random numbers (``random``, ``greedy``, ``mcts``, the levels) are reseeded from
+``reset(seed=...)``, so a seeded episode is reproducible, except against a player that stops
+thinking on a clock (``mcts:SECONDSs``, ``minimax``, the engines' levels): its moves depend on the
+machine's speed.  A choice the opening asks of the opponent is the computer's choice of
+:class:`~tabletop.games.openings.OpeningPhase` (White).
 """
 
 from __future__ import annotations
