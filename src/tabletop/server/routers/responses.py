@@ -11,6 +11,7 @@ for an unknown path, 405 with its ``Allow`` header) and an unexpected failure
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -98,7 +99,47 @@ async def _failure(_request: Request, exc: Exception) -> JSONResponse:
     return error_response("server_error", "the server failed to answer; this is logged", 500)
 
 
+ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}
+
+
+def document_refusals(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` (an OpenAPI document of this application) with the refusals FastAPI
+    makes itself on every route alike: a body it cannot read (400) on each route
+    that takes one, a body or parameter of the wrong shape (422) on each route
+    that takes either, both as :class:`ErrorBody`, in place of FastAPI's own
+    ``HTTPValidationError``, which this application never answers."""
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault("ErrorBody", ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}"))
+    for item in document.get("paths", {}).values():
+        for operation in item.values():
+            answers = operation.setdefault("responses", {})
+            takes_body = "requestBody" in operation
+            for status, applies in (
+                (400, takes_body),
+                (422, takes_body or bool(operation.get("parameters"))),
+            ):
+                content = answers.get(str(status), {}).get("content", {})
+                if applies and content.get("application/json", {}).get("schema") != ERROR_REF:
+                    answers[str(status)] = {
+                        "description": WHEN[status],
+                        "content": {"application/json": {"schema": ERROR_REF}},
+                    }
+    if "#/components/schemas/HTTPValidationError" not in json.dumps(document.get("paths", {})):
+        schemas.pop("HTTPValidationError", None)
+        schemas.pop("ValidationError", None)
+    return document
+
+
 def add_error_handlers(app: FastAPI) -> None:
+    """Answer every refusal with :class:`ErrorBody`, and have ``/openapi.json`` say so."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = document_refusals(build())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend the document
     app.add_exception_handler(RoomError, _room_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
