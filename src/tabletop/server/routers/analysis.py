@@ -16,7 +16,7 @@ from fastapi.responses import PlainTextResponse
 
 from tabletop.server.models import AnalyseRequest, Analysis, Evaluation, RecordFormat
 from tabletop.server.records import MEDIA, record_text
-from tabletop.server.rooms import Room, RoomError
+from tabletop.server.rooms import Room, RoomError, RoomHub
 from tabletop.server.routers.deps import Hub, KnownRoom
 from tabletop.server.routers.responses import errors
 from tabletop.server.workers import AnalysisUnavailable, analyse_job, evaluate_job
@@ -37,7 +37,7 @@ class Evaluations:
         self.limit = limit
         self.scores: dict[tuple[str, tuple[str, ...]], list[float | None]] = {}
 
-    async def of(self, room: Room, hub: Hub) -> list[float | None]:
+    async def of(self, room: Room, hub: RoomHub) -> list[float | None]:
         moves = tuple(str(m) for m in room.match.board.move_stack)
         key = (room.id, moves)
         if key not in self.scores:

@@ -6,7 +6,9 @@ Each route declares the statuses it can refuse with through :func:`errors`
 a :class:`~tabletop.server.rooms.RoomError`, a body or parameter that fails
 validation (422), Starlette's own answers (400 for a body it cannot read, 404
 for an unknown path, 405 with its ``Allow`` header) and an unexpected failure
-(500, logged).  This module decides no refusal itself.
+(500, logged).  :func:`document_refusals` writes FastAPI's own 400 and 422 into
+``/openapi.json`` for every route they can reach.  This module decides no
+refusal itself.
 """
 
 from __future__ import annotations
