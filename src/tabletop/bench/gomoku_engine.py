@@ -1,7 +1,9 @@
 """Gomoku engine figures for ``tabletop bench gomoku``: search speed, VCF solve times, peak memory.
 
-- search nodes per second: the alpha-beta search (incremental numba
-  patterns, Python tree) on seeded middle-game positions, ``--seconds`` each;
+- search nodes per second: the alpha-beta search (numba kernels over incremental
+  patterns) on seeded middle-game positions, ``--seconds`` each, plain and with the
+  engine's pruning (whose VCF checks are counted apart);
+- the renju VCT puzzles of ``tests/data/renju/vct-puzzles.json``: solved / total and time;
 - VCF solve time on the positions of ``tests/test_vcf.py`` (a chain of seven
   fours on 20x20, a double four, an open four), with the length of the line;
 - threat-solver nodes per second over those solves;
@@ -40,7 +42,7 @@ from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.bench import add_gomoku_match_arguments, peak_rss_mb, vmhwm_bytes
 from tabletop.games.mnk import GomokuBoard, gomoku
 
-__all__ = ["VCF_POSITIONS", "add_arguments", "run", "run_engine_bench"]
+__all__ = ["VCF_POSITIONS", "add_arguments", "run", "run_engine_bench", "vct_puzzles"]
 
 _EMPTY20 = "/".join(["-" * 20] * 9)
 VCF_POSITIONS: dict[str, tuple[int, str, str]] = {
@@ -260,6 +262,38 @@ def gomocup_peak_bytes(max_memory: int, turn_ms: int = 3000) -> int:
         proc.wait(10)
 
 
+def vct_puzzles(path: Path, nodes: int = 200_000) -> dict[str, Any]:
+    """Solve the renju VCT puzzles of ``path`` (tests/data/renju/vct-puzzles.json): how many the
+    solver (VCF, then VCT deepening to 8 threats, ``nodes`` threat nodes) solves with a line that
+    replays on the rules board and holds against every defence (:func:`vct_holds`), and the time."""
+    from tabletop.ai.gomoku.engine import vct_holds, verified_win
+
+    if not path.exists():
+        return {"solved": 0, "total": 0, "seconds": 0.0, "slowest": 0.0}
+    cases = json.loads(path.read_text())["cases"]
+    solved = 0
+    total_time = slowest = 0.0
+    for case in cases:
+        board = gomoku(15, "renju")
+        for name in case["moves"]:
+            board.push(board.parse_move(name.lower()))
+        pos = Position.from_board(board)
+        started = time.perf_counter()
+        solver = ThreatSolver(pos, max_nodes=nodes)
+        line = solver.vcf()
+        for depth in range(1, 9):
+            if line is not None or solver.aborted:
+                break
+            line = solver.vct(depth=depth)
+        ok = (line is not None and verified_win(board, pos, line) is not None
+              and vct_holds(board, pos, line, depth=8, nodes=nodes // 4))
+        took = time.perf_counter() - started
+        total_time += took
+        slowest = max(slowest, took)
+        solved += ok
+    return {"solved": solved, "total": len(cases), "seconds": total_time, "slowest": slowest}
+
+
 def _middle_games(count: int, seed: int) -> list[GomokuBoard]:
     rng = random.Random(seed)
     boards: list[GomokuBoard] = []
@@ -282,6 +316,8 @@ def run_engine_bench(args: argparse.Namespace) -> int:
     results: dict[str, Any] = {}
     nodes = 0
     spent = 0.0
+    pruned_nodes = pruned_threats = 0
+    pruned_spent = 0.0
     for board in _middle_games(3, seed):
         pos = Position.from_board(board)
         started = time.perf_counter()
@@ -289,7 +325,14 @@ def run_engine_bench(args: argparse.Namespace) -> int:
         searcher.search()
         spent += time.perf_counter() - started
         nodes += searcher.nodes
+        started = time.perf_counter()
+        result = Searcher(pos, deadline=started + seconds, pruning=True).search()
+        pruned_spent += time.perf_counter() - started
+        pruned_nodes += result.nodes
+        pruned_threats += result.threat_nodes
     results["search_nodes_per_s"] = nodes / spent
+    results["pruning_search_nodes_per_s"] = pruned_nodes / pruned_spent
+    results["pruning_search_threat_nodes_per_s"] = pruned_threats / pruned_spent
     solves: dict[str, dict[str, float]] = {}
     threat_nodes = 0
     threat_time = 0.0
@@ -304,6 +347,7 @@ def run_engine_bench(args: argparse.Namespace) -> int:
         solves[name] = {"ms": took * 1000, "fours": (len(line) - 1) // 2 if line else 0, "nodes": solver.nodes}
     results["vcf"] = solves
     results["threat_nodes_per_s"] = threat_nodes / threat_time if threat_time else 0.0
+    results["vct_puzzles"] = vct_puzzles(Path.cwd() / "tests" / "data" / "renju" / "vct-puzzles.json")
     deep = _middle_games(1, seed + 1)[0]
     analyse(deep, Limit(seconds=seconds))
     results["peak_rss_mb"] = peak_rss_mb()
@@ -321,8 +365,16 @@ def run_engine_bench(args: argparse.Namespace) -> int:
         print("tabletop bench gomoku: engine")
         print(f"  alpha-beta search                 {results['search_nodes_per_s']:10.0f} nodes/s")
         print(f"  threat solver (VCF)               {results['threat_nodes_per_s']:10.0f} nodes/s")
+        print(f"  ... with the engine's pruning     {results['pruning_search_nodes_per_s']:10.0f} nodes/s"
+              f" (+ {results['pruning_search_threat_nodes_per_s']:.0f} VCF-check nodes/s)")
         for name, s in solves.items():
             print(f"  VCF {name:30s} {s['ms']:8.1f} ms  ({int(s['fours'])} fours, {int(s['nodes'])} nodes)")
+        pz = results["vct_puzzles"]
+        if pz["total"]:
+            print(f"  VCT renju puzzles (quintet set)   {pz['solved']}/{pz['total']} solved in {pz['seconds']:.2f} s"
+                  f" (slowest {pz['slowest']:.2f} s; each claim checked against every defence)")
+        else:
+            print("  VCT renju puzzles                 no tests/data/renju/vct-puzzles.json here")
         print(f"  peak memory (resident)            {results['peak_rss_mb']:10.1f} MB   (target < 300 MB)")
         if "vs_gomoku_terminal" in results:
             v = results["vs_gomoku_terminal"]

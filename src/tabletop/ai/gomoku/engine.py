@@ -1,7 +1,8 @@
 """The Gomoku/Renju engine as players: analysis, levels 1..10, time management.
 
 :func:`analyse` looks for a forced win for the side to move (VCF; VCT where a
-setting enables it: level 5 only for now), then runs the alpha-beta search
+setting enables it, trusted only when :func:`vct_holds` finds that it holds against every
+defender reply on the rules board), then runs the alpha-beta search
 and reports the best root moves, after moving to the back the moves that leave
 the opponent a VCF.  Every move
 handed back is legal on the rules board it was asked about; a forced win is
@@ -24,7 +25,7 @@ from tabletop.ai.gomoku.search import WIN, Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.games.core import BaseBoard, IllegalMoveError, Move
 
-__all__ = ["EngineSettings", "GomokuEngine", "LEVELS", "TT_ENTRIES", "TT_ENTRIES_DEFAULT", "analyse", "level_player", "turn_seconds", "verified_win", "warm_up"]
+__all__ = ["EngineSettings", "GomokuEngine", "LEVELS", "TT_ENTRIES", "TT_ENTRIES_DEFAULT", "analyse", "level_player", "turn_seconds", "vct_holds", "verified_win", "warm_up"]
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,62 @@ def verified_win(board: BaseBoard, pos: Position, line: list[int]) -> list[Move]
     return moves
 
 
+def _threat_line(board: BaseBoard, pos: Position, solver: ThreatSolver, depth: int) -> bool:
+    """Has the side to move a VCF or a VCT of up to ``depth`` threats that replays on ``board``?"""
+    line = solver.vcf()
+    for d in range(1, depth + 1):
+        if line is not None or solver.aborted:
+            break
+        line = solver.vct(depth=d)
+    return line is not None and verified_win(board, pos, line) is not None
+
+
+def vct_holds(board: BaseBoard, pos: Position, line: list[int], depth: int, nodes: int,
+              deadline: float | None = None) -> bool:
+    """Does the claimed VCT ``line`` (the side to move's) hold against every defence?
+
+    ``line[0]`` is played and every legal reply of the defender tried on the rules board: the
+    reply must not win, and the attacker must then still have a VCF, or a VCT of up to
+    ``depth`` threats, that replays on the rules board (each found within ``nodes`` threat
+    nodes).  Replies more than four points from every stone and every point of the line
+    cannot touch a line of five through them, so one of them stands for all.  False when a
+    reply holds or the deadline passes first."""
+    attack = pos.to_move(board, line[0])
+    after = board.copy()
+    after.push(attack)
+    out = after.outcome()
+    if out is not None:
+        return out.winner is board.turn
+    stones = ((pos.cells == P.BLACK) | (pos.cells == P.WHITE)).nonzero()[0]
+    marks = [pos.col_row(int(p)) for p in stones] + [pos.col_row(p) for p in line if p >= 0]
+    far_checked = False
+    for reply in list(after.legal_moves):
+        if deadline is not None and time.perf_counter() > deadline:
+            return False
+        near = any(max(abs(reply.col - c), abs(reply.row - r)) <= 4 for c, r in marks)
+        if not near:
+            if far_checked:
+                continue
+            far_checked = True
+        b = after.copy()
+        b.push(reply)
+        out = b.outcome()
+        if out is not None:
+            if out.winner is not board.turn:
+                return False
+            continue
+        pos.play(line[0])
+        pos.play(pos.point(reply.col, reply.row))
+        try:
+            ok = _threat_line(b, pos, ThreatSolver(pos, max_nodes=nodes, deadline=deadline), depth)
+        finally:
+            pos.undo()
+            pos.undo()
+        if not ok:
+            return False
+    return True
+
+
 def _on_board(board: BaseBoard, pos: Position, p: int) -> bool:
     return p >= 0 and board.on_board(*pos.col_row(p))
 
@@ -221,11 +278,15 @@ class GomokuEngine:
                 solver = ThreatSolver(pos, max_nodes=st.vct_nodes, deadline=started + seconds * 0.2 + 0.01)
                 # deepening: a short VCT costs few nodes, while a depth-6 search from the
                 # start can spend the whole budget before it reaches one
-                for depth in (2, 4, 6):
-                    line = solver.vct(depth=depth)
+                vct_depth = 0
+                for vct_depth in (2, 4, 6):
+                    line = solver.vct(depth=vct_depth)
                     if line is not None or solver.nodes >= st.vct_nodes:
                         break
                 nodes += solver.nodes
+                if line is not None and not vct_holds(board, pos, line, vct_depth, max(st.vct_nodes // 20, 500),
+                                                      started + seconds * 0.35 + 0.02):
+                    line = None  # a defence the solver did not consider may hold: not trusted
             if line is not None:
                 win = verified_win(board, pos, line)
                 if win is not None:
