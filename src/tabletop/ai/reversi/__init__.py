@@ -23,7 +23,8 @@ __all__ = ["LEVELS", "EnginePlayer", "analyse", "level_player"]
 def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
     """A score for every legal move (disc difference from the mover's side, exact when solved),
     the principal variation, depth and nodes.  Default limit: one second.  In the opening
-    book the scores are the book's (``MoveScore.book``) and no search runs."""
+    book, unless a depth or node limit asks for a search, the scores are the book's
+    (``MoveScore.book``) and no search runs."""
     import random
 
     from tabletop.ai.reversi.levels import analysis_lock, analysis_of, book_result, shared_searcher, sides
@@ -35,7 +36,11 @@ def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
 
         return MinimaxPlayer(seconds=1.0).analyse(board, limit)
     player, opponent = sides(board)
-    found = book_result(player, opponent, random.Random(0))
+    found = (
+        book_result(player, opponent, random.Random(0))
+        if limit.depth is None and limit.nodes is None
+        else None
+    )
     if found is not None:
         return analysis_of(board, found)  # every move with its book value, marked as such
     searcher = shared_searcher()

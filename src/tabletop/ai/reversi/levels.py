@@ -239,11 +239,12 @@ class EnginePlayer:
 
     def analyse(self, board: BaseBoard, limit: Limit | None = None) -> Analysis:
         player, opponent = sides(board)
-        if self.level.book:
+        limit = limit or Limit(seconds=1.0)
+        if self.level.book and limit.depth is None and limit.nodes is None:
+            # In the book the analysis is the book's, unless a depth or node limit asks for a search.
             found = book_result(player, opponent, self.rng)
             if found is not None:
                 return analysis_of(board, found)
-        limit = limit or Limit(seconds=1.0)
         result = self.searcher.search(
             player,
             opponent,
