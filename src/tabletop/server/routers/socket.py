@@ -65,7 +65,9 @@ async def room_socket(websocket: WebSocket, room_id: str) -> None:
         return
     connection = Connection(websocket, hub, settings, room)
     del room  # a following connection outlives its first room: rooms are held only by the connection
-    await connection.run()
+    # The connection runs in a task of its own: each frame then wakes only this module's
+    # coroutines, not the whole stack of middleware and routing awaiting this endpoint.
+    await asyncio.get_running_loop().create_task(connection.run())
 
 
 def texts(items: list[Outgoing], batch: bool) -> list[str]:
