@@ -119,3 +119,21 @@ def test_schemathesis_finds_nothing_against_a_live_server(tmp_path: Path) -> Non
         assert f"✅ {phase}" in out, f"the {phase} phase did not run and pass:\n{out[-3000:]}"
     generated = re.search(r"(\d+) generated", out)
     assert generated is not None and int(generated[1]) >= 100, out[-3000:]
+
+
+def test_an_unreadable_body_and_a_failure_inside_are_the_one_error_body_too() -> None:
+    app = create_app(Settings(workers=1))
+
+    @app.get("/boom", include_in_schema=False)
+    async def boom() -> None:
+        raise RuntimeError("a bug")
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        failed = client.get("/boom")
+        assert failed.status_code == 500 and failed.json()["code"] == "server_error"
+        assert "a bug" not in failed.text  # nothing of the inside reaches the client
+        unreadable = client.post(
+            "/api/rooms/x/join", content=b"\xff\xfe{", headers={"content-type": "application/json"}
+        )
+        assert unreadable.status_code == 422 and unreadable.json()["code"] == "bad_request"
+        assert set(unreadable.json()) == {"code", "message", "detail"}
