@@ -8,8 +8,9 @@ Run: ``.venv/bin/python benchmarks/gomoku_search_vs_618f311.py [DEPTH]`` (defaul
 Its search runs in a child process (``benchmarks/gomoku_618f311_worker.py`` with that source
 first on ``PYTHONPATH``); the two are asked about the same positions one after the other,
 position by position, so both see the same machine load.  The positions are middle games of
-seeded level-5 self-play (freestyle and renju, 12, 22 and 32 stones) and the VCF positions of
-``tabletop bench gomoku``.  Printed: main-search nodes a second at DEPTH, width 8 (618f311's,
+seeded level-5 self-play (freestyle and renju, 12, 22 and 32 stones); the VCF solves are those
+positions for both sides, the VCF positions of ``tabletop bench gomoku`` and the renju VCT
+puzzles of ``tests/data`` for both sides (where the whole tree of fours is searched).  Printed: main-search nodes a second at DEPTH, width 8 (618f311's,
 ours without pruning, which walks the same tree, and ours with the pruning the engine plays
 with), and the VCF solver's time on the same solves (its node counts must agree, the same
 search) with the ratio.
@@ -117,8 +118,21 @@ def main() -> int:
           f"(x{rate['pruned'] / rate['old']:.2f}), time to depth {totals['old'][1]:.2f} s -> "
           f"{totals['pruned'][1]:.2f} s")
     # the VCF solver: the same solves, from each middle game (the side to move) and the bench's positions
-    solves: list[tuple[str, int, str]] = [(str(getattr(b, "rule", "freestyle")), b.width, b.to_text()) for b in boards]
+    solves: list[tuple[str, int, str]] = []
+    for b in boards:
+        # each middle game for both sides (the text's last field names the side to move)
+        text = b.to_text()
+        other = text[:-1] + ("O" if text.endswith("X") else "X")
+        solves += [(str(getattr(b, "rule", "freestyle")), b.width, t) for t in (text, other)]
     solves += [(rule, size, text) for size, rule, text in VCF_POSITIONS.values()]
+    # the renju VCT puzzles: no VCF there, so the solver searches the whole four tree
+    puzzles = json.loads((ROOT / "tests" / "data" / "renju" / "vct-puzzles.json").read_text())["cases"]
+    for case in puzzles:
+        board = gomoku(15, "renju")
+        for name in case["moves"]:
+            board.push(board.parse_move(name.lower()))
+        text = board.to_text()
+        solves += [("renju", 15, text), ("renju", 15, text[:-1] + ("O" if text.endswith("X") else "X"))]
     old_time = new_time = 0.0
     old_nodes = new_nodes = 0
     agree = 0

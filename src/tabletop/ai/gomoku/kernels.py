@@ -64,7 +64,8 @@ _NONE, _OVERLINE, _DOUBLE_FOUR, _DOUBLE_THREE = 0, 1, 2, 3
 
 def board_tuple(pos: object) -> tuple[object, ...]:
     """The tuple every kernel takes for a :class:`~tabletop.ai.gomoku.position.Position`."""
-    return (pos.cells, pos.pat, pos.pscore, pos.total, pos.near, pos.tables, pos.kinds,  # type: ignore[attr-defined]
+    return (pos.cells, pos.pat, pos.codes, pos.pscore, pos.total, pos.near, pos.tables,  # type: ignore[attr-defined]
+            pos.kinds,  # type: ignore[attr-defined]
             pos.dirs, pos.double_fours, pos.stride, pos.renju)  # type: ignore[attr-defined]
 
 
@@ -88,7 +89,7 @@ def initial_box(near: np.ndarray, stride: int) -> np.ndarray:
 def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int, saved: np.ndarray) -> int:  # type: ignore[type-arg]
     """Put a ``color`` stone on ``p``, saving in ``saved`` what :func:`take` restores;
     returns the new hash."""
-    cells, pat, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
     saved[130] = box[0]
     saved[131] = box[1]
     saved[132] = box[2]
@@ -101,15 +102,15 @@ def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int
     box[1] = max(box[1], r + 2)
     box[2] = min(box[2], c - 2)
     box[3] = max(box[3], c + 2)
-    P.make_move_saving(cells, pat, pscore, total, near, tables, kinds, dirs, stride, p, color, saved)
+    P.make_move_saving(cells, pat, codes, pscore, total, near, tables, kinds, dirs, stride, p, color, saved)
     return int(h ^ zkeys[color - 1, p])
 
 
 @njit(cache=True)
 def take(B: tuple, box: np.ndarray, p: int, saved: np.ndarray) -> int:  # type: ignore[type-arg]
     """Take back the stone :func:`put` put on ``p``; returns the hash before it."""
-    cells, pat, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
-    P.undo_saved(cells, pat, pscore, total, near, dirs, stride, p, saved)
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    P.undo_saved(cells, pat, codes, pscore, total, near, dirs, stride, p, saved)
     box[0] = saved[130]
     box[1] = saved[131]
     box[2] = saved[132]
@@ -351,7 +352,7 @@ def forbidden(cells: np.ndarray, p: int, dirs: np.ndarray) -> int:
 @njit(cache=True)
 def is_foul(B: tuple, color: int, p: int) -> bool:  # type: ignore[type-arg]
     """Is ``p`` forbidden to ``color`` (only Black, only under Renju)?"""
-    cells, pat, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
     if not renju or color != 1:
         return False
     # the patterns rule a foul out cheaply: without a four, a five-looking run or an
@@ -410,7 +411,7 @@ def _tick(ctl: np.ndarray, deadline: float) -> bool:
 def _fives_after(B: tuple, c: int, m: int, out: np.ndarray) -> int:  # type: ignore[type-arg]
     """Colour index ``c``'s five points on the four lines through ``m`` (its stone just put,
     where it had none before), in board order, at most eight; returns how many."""
-    cells, pat, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
     n = 0
     for d in range(4):
         step = dirs[d]
@@ -445,7 +446,7 @@ def _vcf_node(B: tuple, box: np.ndarray, me: int, depth: int, h: int, fail: np.n
     """One VCF node, ``me`` to move: (a five point of ours or -1, how many four points of ours
     went to ``row`` best first, the opponent's lone five point or -1, whether the node fails
     at once: no depth left, failed before at this depth, or two opponent five points)."""
-    cells, pat, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
     c = me - 1
     oc = 2 - me
     opp_fives = 0
@@ -578,7 +579,7 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
     """``att``'s VCT of at most ``depth`` threats (fours or open threes), with a VCF of up to
     ``vcf_depth`` fours at every attacker node.  ``defending``: the defender is to move
     against the attacker's threats.  Returns the line's length (in ``lines[ply]``) or 0."""
-    cells, pat, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
     # the recursive calls pass these run-time booleans, not the constants: a constant would be
     # typed as a literal, giving the kernel two signatures that numba's cache cannot reload
     yes = ply >= 0
@@ -762,7 +763,7 @@ def _candidates(B: tuple, box: np.ndarray, me: int, limit: int, out: np.ndarray,
     """The ``limit`` best empty points near stones (attack x5 + defence x4 + neighbours),
     ties in board order, as :meth:`Position.candidates` ranks them; Black's fouls
     dropped under renju after the cut.  Returns how many were written to ``out``."""
-    cells, pat, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
     opp = 2 - me
     c = me - 1
     n = 0
@@ -788,7 +789,7 @@ def _scan(B: tuple, box: np.ndarray, me: int, row: np.ndarray) -> tuple[bool, in
     five points (how many, the first), whether either side has an open four that is not a
     foul, whether any point is empty; the points where either side makes a four go to
     ``row`` (their count), and how many four points each side has."""
-    cells, pat, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
     opp = 3 - me
     c = me - 1
     oc = opp - 1
@@ -863,7 +864,7 @@ def _gen(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, width: i
     four points, best first; when searching with pruning, ``depth`` plies or more from the horizon,
     and the opponent has a VCF, the points of its line and our own fours; else the ``width`` best candidates.  Never a foul of ours.
     Returns the count and whether the opponent's VCF restricted them."""
-    cells, pat, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
     row = moves[ply]
     keys = sortkeys[ply]
     c = me - 1
@@ -930,7 +931,7 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
              deadline: float, moves: np.ndarray, sortkeys: np.ndarray, saved: np.ndarray, pv: np.ndarray,
              pvlen: np.ndarray, lines: np.ndarray, vcf_fail: np.ndarray, opts: np.ndarray,
              turn: int, h: int, depth: int, alpha: int, beta: int, ply: int) -> int:
-    cells, pat, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
     tt_key, tt_score, tt_depth, tt_flag, tt_move, tt_age = tt
     ctl[NODES] += 1
     if ctl[NODES] > ctl[MAX_NODES]:

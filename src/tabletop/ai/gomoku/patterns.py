@@ -4,10 +4,11 @@ The engine keeps its own padded board (a flat ``int8`` array with a wall four
 cells thick, so a window of +-4 along any line never needs a bounds check).
 For every point, colour and direction it keeps the *pattern* that colour would
 make on that line by playing there (five, open four, four, open three, ...),
-read from a table indexed by the eight neighbours of the point on that line.
-A move changes only the patterns of the 32 points on its four lines, so
-:func:`make_move` / :func:`unmake_move` update them, the per-point scores and
-the two running totals in place.
+read from a table indexed by the eight neighbours of the point on that line
+(the *window code*, one base-3 digit a neighbour, kept per point, colour and line).
+A move changes one digit of the codes of the 32 points on its four lines, so
+:func:`make_move` / :func:`unmake_move` update those codes, the patterns, the
+per-point scores (only where a pattern changed) and the two running totals in place.
 
 This module must not know about moves' names, turns, rules boards or time: it
 is arithmetic on arrays.  The rules board stays the judge of legality; the
@@ -214,26 +215,31 @@ def point_score(pat: np.ndarray, c: int, p: int) -> int:
 
 
 @njit(cache=True)
-def _refresh(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray,
-             tables: np.ndarray, kinds: np.ndarray, q: int, d: int, step: int) -> None:
-    black, white = _window_codes(cells, q, step)
-    pat[0, q, d] = tables[kinds[0], black]
-    pat[1, q, d] = tables[kinds[1], white]
-    if cells[q] == EMPTY:
-        for c in range(2):
-            old = pscore[c, q]
-            new = point_score(pat, c, q)
-            pscore[c, q] = new
-            total[c] += new - old
-    else:
-        for c in range(2):
-            pscore[c, q] = point_score(pat, c, q)
+def _digit(k: int) -> int:
+    """The weight of the neighbour at offset ``k`` (+-1..4) in a window code."""
+    i = k + 4 if k < 0 else k + 3
+    return 3**i
 
 
 @njit(cache=True)
-def init_board(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray,
+def _set_pattern(pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, empty: bool, c: int, q: int, d: int,
+                 t: int) -> None:
+    """Colour index ``c``'s pattern of ``q`` on line ``d`` becomes ``t``; its score follows
+    (a score changes only with a pattern: most of a move's 32 points keep theirs)."""
+    if pat[c, q, d] == t:
+        return
+    pat[c, q, d] = t
+    old = pscore[c, q]
+    new = point_score(pat, c, q)
+    pscore[c, q] = new
+    if empty:
+        total[c] += new - old
+
+
+@njit(cache=True)
+def init_board(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
                tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray) -> None:
-    """Compute every pattern and score from ``cells`` (used once per position)."""
+    """Compute every window code, pattern and score from ``cells`` (used once per position)."""
     total[0] = 0
     total[1] = 0
     for q in range(cells.shape[0]):
@@ -241,6 +247,8 @@ def init_board(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np
             continue
         for d in range(4):
             black, white = _window_codes(cells, q, dirs[d])
+            codes[0, q, d] = black
+            codes[1, q, d] = white
             pat[0, q, d] = tables[kinds[0], black]
             pat[1, q, d] = tables[kinds[1], white]
         for c in range(2):
@@ -250,45 +258,59 @@ def init_board(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np
 
 
 @njit(cache=True)
-def make_move(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, near: np.ndarray,
-              tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int, color: int) -> None:
-    """Put a ``color`` stone on ``p`` and update the patterns along its four lines."""
-    cells[p] = color
-    total[0] -= pscore[0, p]
-    total[1] -= pscore[1, p]
+def _update_lines(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
+                  tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, p: int, sign: int, color: int) -> None:
+    """A ``color`` stone appears (``sign`` 1) or goes (-1) on ``p``: the window codes of the 32
+    points on its lines change by one digit, and their patterns and scores follow."""
+    own = 1 if color == BLACK else 2
+    other = 3 - own
     for d in range(4):
         step = dirs[d]
         for k in (-4, -3, -2, -1, 1, 2, 3, 4):
             q = p + k * step
-            if cells[q] != WALL:
-                _refresh(cells, pat, pscore, total, tables, kinds, q, d, step)
+            if cells[q] == WALL:
+                continue
+            w = _digit(-k) * sign
+            codes[0, q, d] += w * own
+            codes[1, q, d] += w * other
+            empty = cells[q] == EMPTY
+            _set_pattern(pat, pscore, total, empty, 0, q, d, tables[kinds[0], codes[0, q, d]])
+            _set_pattern(pat, pscore, total, empty, 1, q, d, tables[kinds[1], codes[1, q, d]])
+
+
+@njit(cache=True)
+def make_move(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
+              near: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int,
+              color: int) -> None:
+    """Put a ``color`` stone on ``p`` and update the patterns along its four lines."""
+    cells[p] = color
+    total[0] -= pscore[0, p]
+    total[1] -= pscore[1, p]
+    _update_lines(cells, pat, codes, pscore, total, tables, kinds, dirs, p, 1, color)
     for dr in range(-2, 3):
         for dc in range(-2, 3):
             near[p + dr * stride + dc] += 1
 
 
 @njit(cache=True)
-def unmake_move(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, near: np.ndarray,
-                tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int) -> None:
+def unmake_move(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
+                near: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int,
+                p: int) -> None:
     """Take the stone off ``p`` (the last one put) and restore the patterns."""
+    color = cells[p]
     cells[p] = EMPTY
     total[0] += pscore[0, p]
     total[1] += pscore[1, p]
-    for d in range(4):
-        step = dirs[d]
-        for k in (-4, -3, -2, -1, 1, 2, 3, 4):
-            q = p + k * step
-            if cells[q] != WALL:
-                _refresh(cells, pat, pscore, total, tables, kinds, q, d, step)
+    _update_lines(cells, pat, codes, pscore, total, tables, kinds, dirs, p, -1, color)
     for dr in range(-2, 3):
         for dc in range(-2, 3):
             near[p + dr * stride + dc] -= 1
 
 
 @njit(cache=True)
-def make_move_saving(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, near: np.ndarray,
-                     tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int, color: int,
-                     saved: np.ndarray) -> None:
+def make_move_saving(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
+                     near: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int,
+                     color: int, saved: np.ndarray) -> None:
     """:func:`make_move`, first keeping in ``saved`` (at least 130 entries) what it
     changes, so that :func:`undo_saved` can put it back without recomputing."""
     for d in range(4):
@@ -304,13 +326,15 @@ def make_move_saving(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, tot
             j += 1
     saved[128] = total[0]
     saved[129] = total[1]
-    make_move(cells, pat, pscore, total, near, tables, kinds, dirs, stride, p, color)
+    make_move(cells, pat, codes, pscore, total, near, tables, kinds, dirs, stride, p, color)
 
 
 @njit(cache=True)
-def undo_saved(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, near: np.ndarray,
-               dirs: np.ndarray, stride: int, p: int, saved: np.ndarray) -> None:
+def undo_saved(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
+               near: np.ndarray, dirs: np.ndarray, stride: int, p: int, saved: np.ndarray) -> None:
     """Take back the stone :func:`make_move_saving` put on ``p``."""
+    own = 1 if cells[p] == BLACK else 2
+    other = 3 - own
     cells[p] = EMPTY
     for d in range(4):
         step = dirs[d]
@@ -318,6 +342,9 @@ def undo_saved(cells: np.ndarray, pat: np.ndarray, pscore: np.ndarray, total: np
         for k in (-4, -3, -2, -1, 1, 2, 3, 4):
             q = p + k * step
             if cells[q] != WALL:
+                w = _digit(-k)
+                codes[0, q, d] -= w * own
+                codes[1, q, d] -= w * other
                 pat[0, q, d] = saved[4 * j]
                 pat[1, q, d] = saved[4 * j + 1]
                 pscore[0, q] = saved[4 * j + 2]

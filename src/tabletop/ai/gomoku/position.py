@@ -75,10 +75,11 @@ class Position:
         self.kinds = np.array([1 if black_exact else 0, 1 if white_exact else 0], dtype=np.int64)
         self.tables = tables()
         self.pat = np.zeros((2, size, 4), dtype=np.int8)
+        self.codes = np.zeros((2, size, 4), dtype=np.int32)
         self.pscore = np.zeros((2, size), dtype=np.int32)
         self.total = np.zeros(2, dtype=np.int64)
         self.near = np.zeros(size, dtype=np.int16)
-        P.init_board(self.cells, self.pat, self.pscore, self.total, self.tables, self.kinds, self.dirs)
+        P.init_board(self.cells, self.pat, self.codes, self.pscore, self.total, self.tables, self.kinds, self.dirs)
         self.turn = 1
         self.history: list[int] = []
         self.hash = 0
@@ -123,7 +124,7 @@ class Position:
 
     # -- play ------------------------------------------------------------------------
     def _put(self, p: int, color: int) -> None:
-        P.make_move(self.cells, self.pat, self.pscore, self.total, self.near, self.tables, self.kinds,
+        P.make_move(self.cells, self.pat, self.codes, self.pscore, self.total, self.near, self.tables, self.kinds,
                     self.dirs, self.stride, p, color)
         self.hash ^= self._keys[color - 1][p]
 
@@ -136,7 +137,7 @@ class Position:
     def undo(self) -> None:
         p = self.history.pop()
         color = 3 - self.turn
-        P.unmake_move(self.cells, self.pat, self.pscore, self.total, self.near, self.tables, self.kinds,
+        P.unmake_move(self.cells, self.pat, self.codes, self.pscore, self.total, self.near, self.tables, self.kinds,
                       self.dirs, self.stride, p)
         self.hash ^= self._keys[color - 1][p]
         self.turn = color

@@ -53,10 +53,9 @@ _scratch = threading.local()
 
 
 def new_fail_table(entries: int = FAIL_ENTRIES) -> np.ndarray:
-    """A failure table: row 0 the keys, row 1 the depth each key failed at."""
-    t = np.zeros((2, entries), dtype=np.int64)
-    t[1, :] = -1
-    return t
+    """A failure table: row 0 the keys, row 1 the depth each key failed at (0: free, as no
+    search stores a failure at depth 0)."""
+    return np.zeros((2, entries), dtype=np.int64)
 
 
 class ThreatSolver:
