@@ -218,7 +218,7 @@ def point_score(pat: np.ndarray, c: int, p: int) -> int:
 def _digit(k: int) -> int:
     """The weight of the neighbour at offset ``k`` (+-1..4) in a window code."""
     i = k + 4 if k < 0 else k + 3
-    return 3**i
+    return int(3**i)
 
 
 @njit(cache=True)
