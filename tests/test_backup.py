@@ -65,7 +65,8 @@ def test_a_game_survives_backup_deletion_of_the_database_and_restore(tmp_path: P
         writer = threading.Thread(target=keep_playing)
         writer.start()
         done = db("backup", str(saved), "--database", url)
-        writer.join(timeout=120)
+        writer.join(timeout=600)
+        assert not writer.is_alive(), "the second game did not finish its moves"
         assert done.returncode == 0, done.stderr
         assert f"to {saved}" in done.stdout and "2 rooms" in done.stdout
         _play(sock, "a3", 6)  # after the backup: not in it
