@@ -4,7 +4,7 @@ The weight table has one row per game phase (``kernel.N_PHASES``) and one column
 per feature (``kernel.N_FEATURES``): every pattern configuration, then mobility,
 potential mobility, parity and a bias.  The fitted table ships as
 ``weights.npz`` beside this module (see ``WEIGHTS.md`` for how it was made, and
-``scripts/fit_reversi_eval.py``).  This module only loads and builds tables; it
+``tabletop train reversi``).  This module only loads and builds tables; it
 must not search or fit.
 """
 
@@ -44,11 +44,11 @@ def handmade_weights() -> np.ndarray:
     w = np.zeros((kernel.N_PHASES, kernel.N_FEATURES), dtype=np.float32)
     # Edge pattern squares: corner, C, A, B, B, A, C, corner.
     edge_value = [6.0, -1.5, 1.0, 0.5, 0.5, 1.0, -1.5, 6.0]
-    start, end = _pattern_table("edge")
+    start, end = _pattern_table("edge2x")
     for idx in range(end - start):
-        d = _digits(idx, 8)
+        d = _digits(idx, 10)  # the edge's 8 squares, then its two X-squares (not valued here)
         total = 0.0
-        for k, state in enumerate(d):
+        for k, state in enumerate(d[:8]):
             if state == 0:
                 continue
             v = edge_value[k]

@@ -28,6 +28,8 @@ from numba import njit, types
 from numba.core import cgutils as _cgutils
 from numba.extending import intrinsic
 
+from tabletop.ai.reversi.patterns import build_patterns
+
 __all__ = [
     "SCALE",
     "INF",
@@ -97,51 +99,7 @@ for _r in range(8):
 
 
 # --------------------------------------------------------------------------- patterns
-def _symmetries(sq: int) -> list[int]:
-    r, c = divmod(sq, 8)
-    images = [(r, c), (c, r), (r, 7 - c), (7 - c, r), (7 - r, c), (c, 7 - r), (7 - r, 7 - c), (7 - c, 7 - r)]
-    return [rr * 8 + cc for rr, cc in images]
-
-
-def _build_patterns() -> tuple[np.ndarray, np.ndarray, list[tuple[str, int]]]:
-    """Pattern instances (squares, -1 padded) and the offset of their shared weight table.
-
-    Each pattern's base squares are mapped through the 8 symmetries of the board;
-    images covering the same squares as an earlier one are dropped.
-    """
-    base: list[tuple[str, list[tuple[int, int]]]] = [
-        ("edge", [(0, c) for c in range(8)]),
-        ("corner3x3", [(r, c) for r in range(3) for c in range(3)]),
-        ("row2", [(1, c) for c in range(8)]),
-        ("row3", [(2, c) for c in range(8)]),
-        ("row4", [(3, c) for c in range(8)]),
-        ("diag8", [(i, i) for i in range(8)]),
-        ("diag7", [(i, i + 1) for i in range(7)]),
-        ("diag6", [(i, i + 2) for i in range(6)]),
-        ("diag5", [(i, i + 3) for i in range(5)]),
-        ("diag4", [(i, i + 4) for i in range(4)]),
-    ]
-    rows: list[list[int]] = []
-    offsets: list[int] = []
-    names: list[tuple[str, int]] = []
-    offset = 0
-    for name, cells in base:
-        squares = [r * 8 + c for r, c in cells]
-        seen: set[frozenset[int]] = set()
-        for k in range(8):
-            image = [_symmetries(s)[k] for s in squares]
-            key = frozenset(image)
-            if key in seen:
-                continue
-            seen.add(key)
-            rows.append(image + [-1] * (10 - len(image)))
-            offsets.append(offset)
-        names.append((name, offset))
-        offset += 3 ** len(squares)
-    return np.array(rows, dtype=np.int64), np.array(offsets, dtype=np.int64), names + [("end", offset)]
-
-
-PATTERN_SQUARES, PATTERN_OFFSETS, PATTERN_NAMES = _build_patterns()
+PATTERN_SQUARES, PATTERN_OFFSETS, PATTERN_NAMES = build_patterns()
 N_PATTERN_WEIGHTS = int(PATTERN_NAMES[-1][1])
 # Scalar features after the pattern tables: mobility difference, potential mobility difference, parity, bias.
 F_MOBILITY = N_PATTERN_WEIGHTS
@@ -149,7 +107,7 @@ F_POTENTIAL = N_PATTERN_WEIGHTS + 1
 F_PARITY = N_PATTERN_WEIGHTS + 2
 F_BIAS = N_PATTERN_WEIGHTS + 3
 N_FEATURES = N_PATTERN_WEIGHTS + 4
-N_PHASES = 6
+N_PHASES = 12  # the shipped table's phases: 5 empty squares each
 
 
 # --------------------------------------------------------------------------- bit basics
@@ -519,9 +477,10 @@ def _potential(p: np.uint64, o: np.uint64) -> int:
 def evaluate(p: np.uint64, o: np.uint64, weights: np.ndarray) -> int:
     """Static score of the position for the side to move, ``SCALE`` units per disc."""
     empties = 64 - count(p | o)
-    phase = (60 - empties) // 10
-    if phase > 5:
-        phase = 5
+    n_phases = weights.shape[0]  # the phases split the 60 moves evenly
+    phase = (60 - empties) * n_phases // 60
+    if phase >= n_phases:
+        phase = n_phases - 1
     if phase < 0:
         phase = 0
     w = weights[phase]
