@@ -375,14 +375,14 @@ def _variant_positions() -> np.ndarray:
     return out
 
 
-def _build_pattern_reads() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def build_pattern_reads(squares_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per instance, the bytes to read (variant, shift) and their 256-entry index tables."""
     pos = _variant_positions()
     starts = [0]
     variants: list[int] = []
     shifts: list[int] = []
     tables: list[np.ndarray] = []
-    for row in PATTERN_SQUARES:
+    for row in squares_of:
         squares = [int(sq) for sq in row if sq >= 0]
         v = min(range(4), key=lambda var: len({pos[var, sq] // 8 for sq in squares}))
         for byte in sorted({pos[v, sq] // 8 for sq in squares}):
@@ -405,7 +405,7 @@ def _build_pattern_reads() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     )
 
 
-_READ_START, _READ_VARIANT, _READ_SHIFT, _READ_TABLE = _build_pattern_reads()
+_READ_START, _READ_VARIANT, _READ_SHIFT, _READ_TABLE = build_pattern_reads(PATTERN_SQUARES)
 
 
 @njit(cache=True, inline="always")
