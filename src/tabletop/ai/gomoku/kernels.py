@@ -55,6 +55,7 @@ VCF_DEPTH = 10  # fours in a VCF check inside the search
 FUTILITY_MARGIN = 600  # pattern units: a quiet move at the frontier gains less than this
 LMR_AFTER = 3  # quiet moves after the first three are reduced by one ply...
 LMR_MORE_AFTER = 8  # ... and after the first eight by two
+VCF_THREATS = 6  # quiet moves a VCT attacker node tries for the VCF they may threaten
 
 # opts: the search's settings (candidate width, pruning on, threat nodes per VCF check, table age)
 _OPT_WIDTH, _OPT_PRUNE, _OPT_VCF, _OPT_AGE = 0, 1, 2, 3
@@ -669,6 +670,18 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
                 j -= 1
             keys[j] = k0
             row[j] = q
+        # then quieter moves that may threaten a VCF (a closed three or an open two made), the
+        # best few by attack value: the defender must stop that VCF (see the defender's node)
+        quiet = 0
+        for r in range(box[0], box[1] + 1):
+            base = r * stride
+            for q in range(base + box[2], base + box[3] + 1):
+                if cells[q] != P.EMPTY or near[q] == 0:
+                    continue
+                bq = P.best_pattern(pat, ac, q)
+                if (bq == P.BLOCK3 or bq == P.FLEX2) and not is_foul(B, att, q):
+                    quiet = _insert(row[n:], keys[n:], quiet, VCF_THREATS, q, -pscore[ac, q])
+        n += quiet
         for i in range(n):
             m = row[i]
             if not _tick(ctl, deadline):
@@ -728,8 +741,27 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
             out[1] = att_fives[0]
             return 2
     else:
-        if att_threat < 0 or my_threat:
-            return 0  # no threat left, or the defender's own open four comes first
+        if att_threat >= 0 and my_threat:
+            return 0  # the defender's own open four comes before the attacker's three
+        if att_threat < 0:
+            # no four and no open three: the attacker threatens a VCF or nothing; against a VCF
+            # the defences are the points of its line and the fours already listed
+            k = vcf_kernel(B, box, zkeys, h, att, vcf_depth, ctl, deadline, lines, ply + 1, vcf_fail, saved, mv, ky)
+            if k == 0 or ctl[ABORTED] != 0:
+                return 0
+            line = lines[ply + 1]
+            for j in range(k):
+                q = line[j]
+                if q < 0 or cells[q] != P.EMPTY or is_foul(B, dfd, q):
+                    continue
+                listed = False
+                for i in range(n):
+                    if row[i] == q:
+                        listed = True
+                        break
+                if not listed:
+                    n = _insert(row, keys, n, -1, q, -(pscore[dc, q] + pscore[ac, q]))
+            att_threat = line[0]
         if n == 0:
             out[0] = -1
             out[1] = att_threat

@@ -10,10 +10,12 @@ Black stones are never fouls, and Black as defender never blocks on a foul
 - VCF (:func:`tabletop.ai.gomoku.kernels.vcf_kernel`): every attacking move is a four, so the defence is
   forced (the single point that completes the five).  A four that also leaves a
   second five point (an open four) wins at once.
-- VCT (:func:`tabletop.ai.gomoku.kernels.vct_kernel`): attacking moves are fours and open threes.  Against a
-  three the defender tries every point where either side makes a four or better
-  (the three's blocks among them) and every four of its own; one refutation
-  disproves the move.
+- VCT (:func:`tabletop.ai.gomoku.kernels.vct_kernel`): attacking moves are fours, open threes
+  and a few quiet moves (a closed three or an open two made) that may threaten a VCF.  Against
+  a three the defender tries every point where either side makes a four or better (the three's
+  blocks among them); against a VCF threat the points of that VCF's line and those four points;
+  one refutation disproves the move.  The defences tried are the usual ones, not every move:
+  the engine trusts a VCT only after :func:`tabletop.ai.gomoku.engine.vct_holds` tries them all.
 
 The kernels put and take back stones on the position's arrays (every stone they
 put they take back, also when the budget runs out) and remember failed
