@@ -251,6 +251,12 @@ class Room:
         async with self.lock:
             await self._change("choose", self.speaker(client, to_move=True), choice)
 
+    async def begin(self) -> None:
+        """Start the game, and its clock, if no move has started it yet (the opponent has joined)."""
+        async with self.lock:
+            if not self.match.started and not self.closed:
+                await self._change("start", None, None)
+
     async def play_computer(self, color: Color, move: str, version: int) -> None:
         """A computer seat's move, searched at ``version`` (dropped if the room moved on)."""
         async with self.lock:

@@ -164,16 +164,17 @@ class RoomHub:
         self, record: RoomRecord, seats: dict[str, SeatRecord], rematch_of: str | None = None
     ) -> Room:
         room = Room(self, StoredRoom(record, seats))  # raises ValueError for a bad game, option or position
-        at = time.time()
-        room.time.fixed = at
-        try:
-            room.match.start()
-        finally:
-            room.time.fixed = None
+        # a room that waits for its opponent starts (and its clock runs) when the seat is taken (join)
+        actions = [] if room.seats.free() else [ActionRecord(0, "start", None, None, time.time())]
+        for action in actions:
+            room.time.fixed = action.at
+            try:
+                room.match.start()
+            finally:
+                room.time.fixed = None
         record.over = room.match.is_over()
-        start = ActionRecord(0, "start", None, None, at)
-        await self.store.create_room(record, list(seats.values()), [start], rematch_of=rematch_of)
-        room.next_action = 1
+        await self.store.create_room(record, list(seats.values()), actions, rematch_of=rematch_of)
+        room.next_action = len(actions)
         return self._keep(room)
 
     async def create_rematch(self, old: Room) -> Room:
@@ -202,6 +203,7 @@ class RoomHub:
         room.seats[free[0]].token_hash = digest
         joined = frame("event", event={"kind": "seat_joined", "color": free[0]})
         await self.bus.publish(room.id, Broadcast("seat_joined", [joined]))
+        await room.begin()
         return free[0], token
 
     async def close(self) -> None:
