@@ -19,12 +19,13 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.routing import compile_path
 
 from tabletop.server.models import ErrorBody
 from tabletop.server.rooms import RoomError
+from tabletop.server.routers.pages import WEB
 
 __all__ = ["add_error_handlers", "error_response", "errors"]
 
@@ -86,8 +87,17 @@ def allowed_methods(request: Request) -> str | None:
     return None
 
 
-async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+API_PATHS = ("/api/", "/web/")  # unknown paths under these answer JSON (or a plain 404), never the page
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
+    if (
+        exc.status_code == 404
+        and request.method in ("GET", "HEAD")
+        and not request.url.path.startswith(API_PATHS)
+    ):
+        return FileResponse(WEB / "index.html", status_code=404)  # the page says the path is not found
     code = HTTP_CODES.get(exc.status_code, "http_error")
     headers = dict(exc.headers or {})
     allowed = allowed_methods(request) if exc.status_code == 405 else None
