@@ -35,6 +35,17 @@ pytestmark = [
 Frame = dict[str, Any]
 
 
+def _serve(url: str, redis: str) -> Server:
+    """A ``tabletop serve`` on the shared database and bus; a start that runs past the helper's
+    60 s on a loaded machine is tried once more."""
+    try:
+        return Server(url, "--redis", redis)
+    except RuntimeError as exc:
+        if "did not start" not in str(exc):
+            raise
+        return Server(url, "--redis", redis)
+
+
 def _answer(sock: Socket, seq: int) -> Frame:
     """The ack or the error that answers the move numbered ``seq``."""
     return sock.until(lambda f: f.get("type") in ("ack", "error") and f.get("seq") == seq)
@@ -90,8 +101,8 @@ def test_players_finish_their_game_on_the_other_process_after_kill_9(
     postgres_url: str,  # noqa: F811 - the fixture
     redis_url: str,  # noqa: F811 - the fixture
 ) -> None:
-    one = Server(postgres_url, "--redis", redis_url)
-    two = Server(postgres_url, "--redis", redis_url)
+    one = _serve(postgres_url, redis_url)
+    two = _serve(postgres_url, redis_url)
     try:
         created = one.http.post("/api/rooms", json={"game": "gomoku"}).json()
         room = created["room"]
@@ -170,8 +181,8 @@ def test_two_processes_receiving_the_same_move_at_once_accept_it_exactly_once(
     postgres_url: str,  # noqa: F811 - the fixture
     redis_url: str,  # noqa: F811 - the fixture
 ) -> None:
-    one = Server(postgres_url, "--redis", redis_url)
-    two = Server(postgres_url, "--redis", redis_url)
+    one = _serve(postgres_url, redis_url)
+    two = _serve(postgres_url, redis_url)
     try:
         created = one.http.post("/api/rooms", json={"game": "gomoku"}).json()
         room = created["room"]
