@@ -9,17 +9,18 @@ name the signed-in player as a dependency: ``player: SignedIn`` (401 when there 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from tabletop.server.accounts import AccountError, Accounts, Player
+from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.deps import Hub
 from tabletop.server.routers.responses import errors
 from tabletop.server.store import SqlStore
 
-__all__ = ["COOKIE", "MaybeSignedIn", "SignedIn", "get_accounts", "router"]
+__all__ = ["COOKIE", "MaybeSignedIn", "SignedIn", "accounts_of", "get_accounts", "router"]
 
 router = APIRouter(prefix="/api", tags=["accounts"])
 COOKIE = "tabletop_session"
@@ -38,14 +39,18 @@ class Me(BaseModel):
     name: str
 
 
-def get_accounts(request: Request, hub: Hub) -> Accounts:
+def accounts_of(app: Any, hub: RoomHub) -> Accounts:
     """The server's :class:`Accounts` (made on first use, on the room hub's store)."""
-    accounts: Accounts | None = getattr(request.app.state, "accounts", None)
+    accounts: Accounts | None = getattr(app.state, "accounts", None)
     if accounts is None:
         if not isinstance(hub.store, SqlStore):
             raise AccountError("no_accounts", "this server keeps no accounts", 400)
-        accounts = request.app.state.accounts = Accounts(hub.store)
+        accounts = app.state.accounts = Accounts(hub.store)
     return accounts
+
+
+def get_accounts(request: Request, hub: Hub) -> Accounts:
+    return accounts_of(request.app, hub)
 
 
 AccountsDep = Annotated[Accounts, Depends(get_accounts)]
