@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
     STEP_TIMEOUT_MS,
@@ -74,7 +75,14 @@ def send_moves(page: Page, moves: list[str]) -> None:
     for move in moves:
         before = len(room(page)["moves"])
         page.evaluate("(m) => window.tabletop.conn.move(m)", move)
-        wait_moves(page, f"moves.length > {before}")
+        try:
+            wait_moves(page, f"moves.length > {before}")
+        except PlaywrightTimeout:
+            state = room(page)
+            raise AssertionError(
+                f"{move} did not land after {state['moves']}: page says {page.locator('#message').inner_text()!r},"
+                f" turn {state['turn']}, awaiting {page.evaluate('() => window.tabletop.awaitingTurn')}"
+            ) from None
 
 
 def box(page: Page, selector: str) -> Any:
