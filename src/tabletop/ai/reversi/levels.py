@@ -72,7 +72,7 @@ LEVELS: dict[int, Level] = {
     7: Level(depth=7, exact_empties=14, selectivity=1.5, book=True),
     8: Level(depth=8, exact_empties=16, selectivity=1.5, book=True),
     9: Level(depth=10, exact_empties=18, selectivity=1.5, book=True),
-    10: Level(depth=12, exact_empties=20, deepens_with_time=True, selectivity=1.5, book=True),
+    10: Level(depth=13, exact_empties=20, deepens_with_time=True, selectivity=1.5, book=True),
 }
 
 
