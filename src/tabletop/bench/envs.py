@@ -34,7 +34,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tabletop.envs.vector import VectorEnv
 from tabletop.errors import UsageError
 from tabletop.games.reversi import Board
 
@@ -65,6 +64,8 @@ def vector_steps_per_second(
 ) -> tuple[float, float]:
     """Game steps a second of wall time and of this process's CPU time (``batch`` per call) of random
     legal play in VectorEnv, observation included."""
+    from tabletop.envs.vector import VectorEnv  # here, not at import: `tabletop`'s parser imports this module
+
     venv = VectorEnv(game, num_envs=batch, seed=seed, **options)
     venv.reset()
     for _ in range(3):  # compiled (or loaded from numba's cache) before the clock starts
