@@ -69,9 +69,9 @@ LEVELS: dict[int, Level] = {
     # Multi-ProbCut at 1.5 sigmas halves to fifths the nodes of a depth (benchmarks/RESULTS.md),
     # so these levels search a ply or so deeper than they could without it, in about the same time.
     6: Level(depth=6, exact_empties=12, selectivity=1.5, book=True),
-    7: Level(depth=7, exact_empties=14, selectivity=1.5, book=True),
-    8: Level(depth=8, exact_empties=16, selectivity=1.5, book=True),
-    9: Level(depth=10, exact_empties=18, selectivity=1.5, book=True),
+    7: Level(depth=8, exact_empties=14, selectivity=1.5, book=True),
+    8: Level(depth=9, exact_empties=16, selectivity=1.5, book=True),
+    9: Level(depth=11, exact_empties=18, selectivity=1.5, book=True),
     10: Level(depth=13, exact_empties=20, deepens_with_time=True, selectivity=1.5, book=True),
 }
 
