@@ -178,6 +178,7 @@ def test_only_the_player_acts_on_their_seeks(players: Players) -> None:
     assert players.as_("bob").delete(f"/api/seeks/{seek['id']}").json()["code"] == "unknown_seek"
     assert players.as_("alice").post(f"/api/seeks/{seek['id']}/accept").json()["code"] == "own_seek"
     assert players.as_("bob").post(f"/api/seeks/{seek['id']}/seat").status_code == 404
+    assert players.as_("alice").post(f"/api/seeks/{seek['id']}/seat").json()["code"] == "seek_waiting"
     players.as_("bob").post(f"/api/seeks/{seek['id']}/accept")
     assert players.as_("carol").post(f"/api/seeks/{seek['id']}/seat").status_code == 404  # the poster's only
     assert players.as_("alice").post(f"/api/seeks/{seek['id']}/seat").status_code == 200

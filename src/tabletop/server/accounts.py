@@ -35,6 +35,8 @@ __all__ = [
     "AccountError",
     "Accounts",
     "AttemptLimiter",
+    "MAX_PASSWORD",
+    "MIN_PASSWORD",
     "Player",
     "check_name",
     "check_password",

@@ -238,6 +238,8 @@ class Lobby:
         """The poster's seat in the room their accepted seek started (once; 404 otherwise)."""
         found = await self.store.call(_collect_token, seek_id, player.id)
         if found is None:
+            if any(s["id"] == seek_id for s in await self.seeks(seek_id=seek_id, player_id=player.id)):
+                raise SeekError("seek_waiting", "your seek still waits for a player", 409)
             raise SeekError("unknown_seek", "none of your seeks with that id waits for you in a room", 404)
         room_id, token = found
         row = await self._read(lambda c: c.execute(sa.select(room_players_table).where(
@@ -245,7 +247,8 @@ class Lobby:
         seat = "black" if row["black"] == player.id else "white"
         return {"room": room_id, "seat": seat, "token": token}
 
-    async def seeks(self, *, seek_id: str | None = None, pool: str | None = None) -> list[dict[str, Any]]:
+    async def seeks(self, *, seek_id: str | None = None, pool: str | None = None,
+                    player_id: str | None = None) -> list[dict[str, Any]]:
         """Open seeks, oldest first, as the lobby shows them (never a token)."""
 
         def read(conn: Connection) -> list[dict[str, Any]]:
@@ -262,6 +265,8 @@ class Lobby:
                 query = query.where(seeks_table.c.id == seek_id)
             if pool is not None:
                 query = query.where(seeks_table.c.pool == pool)
+            if player_id is not None:
+                query = query.where(seeks_table.c.player_id == player_id)
             return [_seek_view(r) for r in conn.execute(query).mappings()]
 
         found: list[dict[str, Any]] = await self._read(read)

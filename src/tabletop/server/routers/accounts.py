@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from tabletop.server.accounts import AccountError, Accounts, Player
+from tabletop.server.accounts import MAX_PASSWORD, MIN_PASSWORD, AccountError, Accounts, Player
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.deps import Hub
 from tabletop.server.routers.responses import errors
@@ -31,6 +31,15 @@ class Credentials(BaseModel):
 
     name: str = Field(min_length=1, max_length=40, description="3-20 letters, digits, '-' or '_'")
     password: str = Field(min_length=1, max_length=200, repr=False)
+
+
+class NewAccount(BaseModel):
+    """A name and password to sign up with: the schema states both rules."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{3,20}$", description="3-20 letters, digits, '-' or '_'")
+    password: str = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD, repr=False)
 
 
 class Me(BaseModel):
@@ -79,7 +88,7 @@ def _set_cookie(request: Request, response: Response, token: str) -> None:
 
 @router.post("/accounts", operation_id="sign_up", status_code=201, response_model=Me,
              responses=errors(400, 409, 422))
-async def sign_up(body: Credentials, request: Request, response: Response, accounts: AccountsDep) -> Me:
+async def sign_up(body: NewAccount, request: Request, response: Response, accounts: AccountsDep) -> Me:
     """Make an account and sign it in (the session cookie is set)."""
     player, token = await accounts.sign_up(body.name, body.password)
     _set_cookie(request, response, token)

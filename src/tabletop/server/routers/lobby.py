@@ -32,22 +32,28 @@ Game = Literal["reversi", "gomoku", "tictactoe"]
 MAX_QUEUED = 1000  # lobby frames waiting for a socket that does not read; past it the socket is closed
 
 
+class SeekClock(ClockRequest):
+    """A seek's clock, as a room's, with no coercion (``false`` is no number of seconds)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
 class PostSeek(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     game: Game
     options: dict[str, OptionValue] = Field(default_factory=dict, max_length=8)
-    clock: ClockRequest | None = None
+    clock: SeekClock | None = None
     color: Literal["black", "white", "random"] = "random"
     rated: bool = False
 
 
 class PlayNow(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     game: Game
     options: dict[str, OptionValue] = Field(default_factory=dict, max_length=8)
-    clock: ClockRequest
+    clock: SeekClock
 
 
 class Seek(BaseModel):
@@ -114,8 +120,16 @@ async def open_seeks(lobby: LobbyDep) -> Seeks:
     return Seeks(seeks=[Seek(**s) for s in await lobby.seeks()])
 
 
+# the posted seek's id is what the seek's other routes take (OpenAPI links, for clients and fuzzers)
+SEEK_LINKS = {
+    name: {"operationId": operation, "parameters": {"seek_id": "$response.body#/id"}}
+    for name, operation in (("AcceptSeek", "accept_seek"), ("CollectSeat", "collect_seat"),
+                            ("CancelSeek", "cancel_seek"))
+}
+
+
 @router.post("/seeks", operation_id="post_seek", status_code=201, response_model=Seek,
-             responses=errors(400, 401, 409, 422))
+             responses={201: {"links": SEEK_LINKS}, **errors(400, 401, 409, 422)})
 async def post_seek(body: PostSeek, player: SignedIn, lobby: LobbyDep) -> Seek:
     """Post a seek (a rated one needs a clock); at most three open seeks a player."""
     return Seek(**await lobby.post(player, body.game, dict(body.options), _clock(body), body.color, body.rated))
@@ -137,9 +151,9 @@ async def accept_seek(seek_id: str, player: SignedIn, lobby: LobbyDep) -> Seated
 
 
 @router.post("/seeks/{seek_id}/seat", operation_id="collect_seat", response_model=Seated,
-             responses=errors(401, 404))
+             responses=errors(401, 404, 409))
 async def collect_seat(seek_id: str, player: SignedIn, lobby: LobbyDep) -> Seated:
-    """The poster's seat once their seek was accepted (the token is given once)."""
+    """The poster's seat once their seek was accepted (the token is given once); 409 while it waits."""
     return Seated(**await lobby.collect(player, seek_id[:32]))
 
 
