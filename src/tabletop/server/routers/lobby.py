@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Request, WebSocket
+from fastapi import APIRouter, Depends, Path, Request, WebSocket
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
 
@@ -29,6 +29,7 @@ __all__ = ["get_lobby", "router"]
 
 router = APIRouter(prefix="/api", tags=["lobby"])
 Game = Literal["reversi", "gomoku", "tictactoe"]
+POOL_KEY = r"^(reversi|gomoku|tictactoe)(-[a-z0-9]{1,12}){0,2}-(ultrabullet|bullet|blitz|rapid|classical|correspondence|untimed)$"
 MAX_QUEUED = 1000  # lobby frames waiting for a socket that does not read; past it the socket is closed
 
 
@@ -171,9 +172,9 @@ async def player_page(name: str, lobby: LobbyDep) -> dict[str, Any]:
 
 
 @router.get("/leaderboard/{pool}", operation_id="leaderboard", response_model=Leaderboard, responses=errors(404))
-async def leaderboard(pool: str, lobby: LobbyDep) -> Leaderboard:
+async def leaderboard(pool: Annotated[str, Path(pattern=POOL_KEY, max_length=60)], lobby: LobbyDep) -> Leaderboard:
     """The top players of a pool (``reversi-8-blitz``...) with at least 10 rated games there."""
-    return Leaderboard(pool=pool, players=await lobby.leaderboard(pool[:60]))
+    return Leaderboard(pool=pool, players=await lobby.leaderboard(pool))
 
 
 @router.websocket("/lobby/ws")
