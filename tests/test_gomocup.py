@@ -225,7 +225,7 @@ def test_engine_process_flushes_each_reply() -> None:
 
 def test_run_engine_on_streams() -> None:
     out = io.StringIO()
-    assert run_engine(3, io.StringIO("START 9\nBEGIN\nEND\nBEGIN\n"), out) == 0
+    assert run_engine(3, io.StringIO("START 9\nBEGIN\nEND\nBEGIN\n"), out, base_bytes=BASE) == 0
     assert out.getvalue().splitlines() == ["OK", "4,4"]
 
 

@@ -148,7 +148,7 @@ class GomocupEngine:
 
         base = self.measured_base_bytes()
         entries = (budget - base) // TT_ENTRY_BYTES
-        if entries < MIN_TT_ENTRIES:
+        if entries < MIN_TT_ENTRIES and self.info.max_memory > 0:  # a limit the manager set, not our default
             self.info.pending_message = (f"MESSAGE max_memory {budget} is below what the engine needs without its "
                                          f"table (about {base >> 20} MB here): it plays with its smallest table")
         else:
@@ -427,11 +427,14 @@ def _board_from_stones(board: GomokuBoard, blacks: list[Move], whites: list[Move
     return gomoku((w, h), board.rule, position=text)
 
 
-def run_engine(level: int = 10, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Speak the protocol on stdin/stdout until END or end of input; 0 on a clean exit."""
+def run_engine(
+    level: int = 10, stdin: IO[str] | None = None, stdout: IO[str] | None = None, base_bytes: int | None = None
+) -> int:
+    """Speak the protocol on stdin/stdout until END or end of input; 0 on a clean exit.  ``base_bytes``:
+    see :class:`GomocupEngine` (measured when not given)."""
     inp = stdin if stdin is not None else sys.stdin
     out = stdout if stdout is not None else sys.stdout
-    engine = GomocupEngine(level)
+    engine = GomocupEngine(level, base_bytes=base_bytes)
     engine._apply_memory_limit()
     for line in inp:
         replies = engine.handle(line)
