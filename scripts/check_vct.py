@@ -17,13 +17,13 @@ from __future__ import annotations
 import random
 import sys
 
-from tabletop.players import player
 from tabletop.ai.gomoku.engine import verified_win
 from tabletop.ai.gomoku.position import Position
 from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.ai.gomoku.vctcheck import unbeaten_replies
 from tabletop.games.core import BLACK, IllegalMoveError
 from tabletop.games.mnk import gomoku
+from tabletop.players import player
 
 CLAIM_NODES = 20_000
 

@@ -47,6 +47,13 @@ enabled = false
 [[operations]]
 include-operation-id = ["post_seek", "accept_seek", "collect_seat"]
 warnings = false
+
+# a room's record and joining need a room id that only the stateful phase's create_room makes; the
+# other phases draw ids at random (404 unknown_room, a documented answer), which schemathesis
+# reports as missing test data once the budget is shared with more operations; their checks still run
+[[operations]]
+include-operation-id = ["room_record", "join_room"]
+warnings = false
 """
 
 
