@@ -118,6 +118,29 @@ def test_the_move_list_keeps_every_move_in_view_and_follows_the_latest(page: Pag
     shot(page, "move-list-40-moves")
 
 
+def test_a_move_refused_as_one_frame_too_many_is_sent_again_not_lost(page: Page, base_url: str) -> None:
+    """The server takes at most 20 frames a second from a connection; a move past that
+    budget is refused as ``rate_limited`` and the page sends it again a second later."""
+    start_game(page, base_url, "gomoku", "friend", size="15", rule="freestyle")
+    refusals = page.evaluate(
+        """async () => {
+          const conn = window.tabletop.conn;
+          const seen = [];
+          conn.socket.addEventListener("message", (m) => {
+            const f = JSON.parse(m.data);
+            if (f.type === "error") seen.push(f.code);
+          });
+          for (let i = 0; i < 25; i++) conn.send({ type: "ping" });
+          conn.move("h8");
+          await new Promise((r) => setTimeout(r, 300));
+          return seen;
+        }"""
+    )
+    assert "rate_limited" in refusals, f"the burst was not limited: {refusals}"
+    wait_moves(page, "moves.length === 1 && moves[0] === 'h8'")
+    expect(page.locator("#move-list li")).to_have_count(1)
+
+
 # ------------------------------------------------------------------ layout at 1280x800
 @pytest.mark.parametrize(("game", "size"), [("reversi", "8"), ("gomoku", "15")])
 def test_the_message_line_is_on_screen_at_1280x800(

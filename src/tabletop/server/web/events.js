@@ -60,6 +60,7 @@ function onError(frame) {
     say("There is no such game.", 0);
     return;
   }
+  if (frame.code === "rate_limited" && game.conn.rateLimited(frame)) return; // resent in a second
   if (frame.code === "bad_token") {
     say("This browser's seat is no longer valid; you are watching.", 0);
     return;

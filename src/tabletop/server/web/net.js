@@ -85,6 +85,7 @@ export class RoomConnection {
     this.queue = [];
     this.timer = null;
     this.lastMove = null;
+    this.retryTimer = null;
   }
 
   open() {
@@ -162,6 +163,21 @@ export class RoomConnection {
     this.send({ type: "move", move: last.text, seq: last.seq });
   }
 
+  /**
+   * The server refused the move just sent as one frame too many this second
+   * (rate_limited): send it again, same number, once the second has passed, so a
+   * quick click is never lost.  Returns whether the move is being resent.
+   */
+  rateLimited(frame) {
+    const last = this.lastMove;
+    if (!last || frame.seq !== last.seq) return false;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      if (this.lastMove === last) this.send({ type: "move", move: last.text, seq: last.seq });
+    }, 1100);
+    return true;
+  }
+
   /** Reconnect without "since", so the server sends a full state. */
   restart() {
     this.opened = false;
@@ -177,6 +193,7 @@ export class RoomConnection {
   close() {
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.retryTimer);
     if (this.socket) this.socket.close();
   }
 }
