@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 from pathlib import Path
 
@@ -162,3 +163,46 @@ def test_board_colour_helper_matches_turn() -> None:
     board = Board()
     board.push("f5")
     assert parse_ggf(game_to_ggf(board))[0].turn is Color.WHITE
+
+
+def test_seconds_gives_each_go_a_time_per_move_and_set_depth_overrides_it() -> None:
+    """``tabletop engine nboard --seconds S``: level 10 stops its deepening near S
+    instead of searching to its full depth; ``set depth`` from the GUI wins."""
+    import random
+
+    board, _ = parse_ggf(START_GGF)
+    rng = random.Random(5)
+    while len(board.move_stack) < 24:  # a middle game, out of the book
+        board.push(rng.choice(board.legal_moves))
+    ggf = game_to_ggf(board)
+
+    def go(extra: list[str], seconds: float | None) -> tuple[int, float]:
+        out, err = io.StringIO(), io.StringIO()
+        old, sys.stderr = sys.stderr, err
+        try:
+            commands = ["nboard 2", *extra, f"set game {ggf}", "go"]
+            run_engine(10, stdin=io.StringIO("\n".join(commands) + "\n"), stdout=out, seconds=seconds)
+        finally:
+            sys.stderr = old
+        assert not err.getvalue(), err.getvalue()
+        lines = out.getvalue().splitlines()
+        reply = next(line for line in lines if line.startswith("==="))
+        assert board.is_legal(reply[4:].split("/")[0].lower())
+        nodes = int(next(line for line in lines if line.startswith("nodestats")).split()[1])
+        return nodes, float(reply.split("/")[2])
+
+    go([], 0.05)  # compiles the kernels outside the measured moves
+    full, _ = go([], None)
+    short, seconds = go([], 0.05)
+    assert short < full / 2, (short, full)
+    assert seconds < 1.0
+    two, _ = go(["set depth 2"], 30.0)
+    assert two < short
+
+
+def test_engine_seconds_out_of_range_is_a_clear_error() -> None:
+    done = subprocess.run(
+        [TABLETOP, "engine", "nboard", "--seconds", "0"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0 and "--seconds must be 0.01..3600" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -106,14 +106,20 @@ def _parse_move(board: BaseBoard, text: str) -> Move:
 
 # --------------------------------------------------------------------------- engine side
 class NBoardEngine:
-    """The engine's state between commands: the game, the depth, the level player."""
+    """The engine's state between commands: the game, the depth, the level player.
 
-    def __init__(self, level: int, out: TextIO, err: TextIO) -> None:
+    ``seconds``: think that long on each ``go`` (an iterative-deepening search
+    stopped by the clock) instead of searching to the level's depth; a ``set
+    depth`` from the GUI still overrides it.  NBoard sends engines no clock, so
+    this is how a match gives an engine a time per move."""
+
+    def __init__(self, level: int, out: TextIO, err: TextIO, seconds: float | None = None) -> None:
         from tabletop.ai.reversi import level_player
 
         self.player = level_player(level)
         self.board: BaseBoard = Board()
         self.depth: int | None = None
+        self.seconds = seconds
         self.contempt = 0
         self.out = out
         self.err = err
@@ -180,7 +186,9 @@ class NBoardEngine:
         self.send("learned")
 
     def _limit(self) -> Limit | None:
-        return Limit(depth=self.depth) if self.depth is not None else None
+        if self.depth is not None:
+            return Limit(depth=self.depth)
+        return Limit(seconds=self.seconds) if self.seconds is not None else None
 
     def _cmd_go(self, args: list[str], line: str) -> None:
         if self.board.is_game_over():
@@ -243,9 +251,11 @@ def _int_arg(args: list[str], what: str) -> int:
         raise NBoardError(f"'{what} {args[0]}': not a whole number") from None
 
 
-def run_engine(level: int = 10, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Speak NBoard on stdin/stdout until ``quit`` or end of input."""
-    engine = NBoardEngine(level, stdout or sys.stdout, sys.stderr)
+def run_engine(
+    level: int = 10, stdin: TextIO | None = None, stdout: TextIO | None = None, seconds: float | None = None
+) -> int:
+    """Speak NBoard on stdin/stdout until ``quit`` or end of input (``seconds``: a time per move)."""
+    engine = NBoardEngine(level, stdout or sys.stdout, sys.stderr, seconds=seconds)
     for line in stdin or sys.stdin:
         if not engine.handle(line.strip()):
             break
