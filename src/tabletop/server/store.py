@@ -173,6 +173,15 @@ seeks_table = sa.Table(
     sa.Column("poster_token", sa.String(64), nullable=True),  # the poster's seat token until collected
 )
 
+analyses_table = sa.Table(  # a room's whole-game analysis (server/analyses.py writes and reads it)
+    "analyses",
+    metadata,
+    sa.Column("room_id", sa.String(32), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("moves", sa.Text, nullable=False),  # the moves analysed, space-separated
+    sa.Column("result", sa.Text, nullable=False),  # the analysis as JSON
+    sa.Column("created", sa.Float, nullable=False),
+)
+
 
 @dataclass
 class Call:
