@@ -10,7 +10,10 @@ is an ordinary online room with a ``room_players`` row, whose result and rating 
 :mod:`.results` writes when the game ends.
 
 The poster's seat token waits in the seek's row from the accept until the poster collects it
-(:meth:`Lobby.collect`, only for the poster's session); the acceptor gets theirs in the answer.
+(:meth:`Lobby.collect`, only for the poster's session, once: collecting clears it); the acceptor gets
+theirs in the answer.  An uncollected token lasts :data:`SEAT_TOKEN_TTL` seconds from the room's
+start (the room row's ``created``, so no column of its own): past that, collecting is refused and the
+next accept or collect clears it from every row.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ WINDOW_GROWTH = 25.0  # points more per second of waiting
 WINDOW_MAX = 1000.0
 MAX_OPEN_SEEKS = 3  # per player
 LEADERBOARD_GAMES = 10  # rated games in the pool before a player is listed
+SEAT_TOKEN_TTL = 300.0  # seconds a taken seek's poster has to collect their seat token
 
 
 class SeekError(AccountError):
@@ -137,15 +141,26 @@ def _release_seek(conn: Connection, seek_id: str) -> None:
     conn.execute(seeks_table.update().where(seeks_table.c.id == seek_id).values(taken_by=None))
 
 
+def _forget_stale_tokens(conn: Connection, now: float) -> None:
+    """Clear the seat tokens that waited past :data:`SEAT_TOKEN_TTL` since their room started."""
+    stale = sa.select(rooms_table.c.id).where(rooms_table.c.created < now - SEAT_TOKEN_TTL)
+    conn.execute(seeks_table.update().where(
+        seeks_table.c.poster_token.is_not(None), seeks_table.c.room_id.in_(stale)).values(poster_token=None))
+
+
 def _seat_players(conn: Connection, seek_id: str, room_id: str, poster_token: str, players: dict[str, str],
-                  pool: str, rated: bool) -> None:
+                  pool: str, rated: bool, now: float) -> None:
+    _forget_stale_tokens(conn, now)
     conn.execute(room_players_table.insert().values(
         room_id=room_id, black=players["black"], white=players["white"], pool=pool, rated=rated))
     conn.execute(seeks_table.update().where(seeks_table.c.id == seek_id).values(
         room_id=room_id, poster_token=poster_token))
 
 
-def _collect_token(conn: Connection, seek_id: str, player_id: str) -> tuple[str, str] | None:
+def _collect_token(conn: Connection, seek_id: str, player_id: str, now: float) -> tuple[str, str] | None:
+    """The room and poster's token of their taken seek, cleared as it is read (None once collected
+    or expired)."""
+    _forget_stale_tokens(conn, now)
     row = conn.execute(sa.select(seeks_table.c.room_id, seeks_table.c.poster_token).where(
         seeks_table.c.id == seek_id, seeks_table.c.player_id == player_id,
         seeks_table.c.poster_token.is_not(None))).first()
@@ -227,7 +242,7 @@ class Lobby:
             seat, token = await self.hub.join(room.id, invite)
             players = {color: row["player_id"], seat: player.id}
             await self.store.call(_seat_players, seek_id, room.id, tokens[color], players, row["pool"],
-                                  bool(row["rated"]))
+                                  bool(row["rated"]), time.time())
         except Exception:
             await self.store.call(_release_seek, seek_id)  # the seek is open again for someone else
             raise
@@ -235,8 +250,9 @@ class Lobby:
         return {"room": room.id, "seat": seat, "token": token}
 
     async def collect(self, player: Player, seek_id: str) -> dict[str, Any]:
-        """The poster's seat in the room their accepted seek started (once; 404 otherwise)."""
-        found = await self.store.call(_collect_token, seek_id, player.id)
+        """The poster's seat in the room their accepted seek started (once, within
+        :data:`SEAT_TOKEN_TTL` of the accept; 404 otherwise)."""
+        found = await self.store.call(_collect_token, seek_id, player.id, time.time())
         if found is None:
             if any(s["id"] == seek_id for s in await self.seeks(seek_id=seek_id, player_id=player.id)):
                 raise SeekError("seek_waiting", "your seek still waits for a player", 409)
