@@ -274,17 +274,6 @@ def _nearby_black_counts(grid: list[int], blacks: list[int], dirs: tuple[int, ..
     return near
 
 
-def candidate_points(grid: list[int], blacks: list[int], dirs: tuple[int, ...]) -> list[int]:
-    """The empty points that could be forbidden: Black stones within four
-    points on two lines (a double-three or double-four needs at least two on
-    each), or four of them on one line (overline, one-line double-four)."""
-    return [
-        p
-        for p, counts in _nearby_black_counts(grid, blacks, dirs).items()
-        if max(counts) >= 4 or sum(1 for c in counts if c >= 2) >= 2
-    ]
-
-
 def forbidden_points(grid: list[int], blacks: list[int], dirs: tuple[int, ...]) -> dict[int, str]:
     """Every forbidden point of the position, as padded index -> kind.
 

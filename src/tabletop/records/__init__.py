@@ -126,10 +126,6 @@ class GameRecord:
         """The start position on a new board (before any move)."""
         return new_board(self.game, self.options, self.position)
 
-    def final_board(self) -> BaseBoard:
-        """The board after every move (raises :class:`RecordError` on an illegal one)."""
-        return replay(self)
-
 
 class Reader(Protocol):
     def __call__(
