@@ -138,3 +138,19 @@ def test_a_bad_spec_or_game_is_one_line(capsys: pytest.CaptureFixture[str]) -> N
     assert "--a" in err and "level must be 1..10" in err and len(err.strip().splitlines()) == 1
     assert main(["match", "chess", "--a", "random", "--b", "random"]) == 2
     assert "unknown game 'chess'" in capsys.readouterr().err
+
+
+def test_a_log_resumes_and_a_log_of_another_match_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = str(tmp_path / "m.jsonl")
+    base = ["match", "tictactoe", "--b", "random", "--games", "4", "--log", log, "--json"]
+    assert main([*base, "--a", "perfect"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert len(Path(log).read_text().splitlines()) == 4
+    assert main([*base, "--a", "perfect"]) == 0  # every game is in the log: nothing is played again
+    assert json.loads(capsys.readouterr().out)["wins"] == first["wins"]
+    assert len(Path(log).read_text().splitlines()) == 4
+    assert main([*base, "--a", "random"]) == 2
+    err = capsys.readouterr().err
+    assert "--log:" in err and "another match" in err and len(err.strip().splitlines()) == 1

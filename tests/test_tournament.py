@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -152,3 +153,43 @@ def test_check_players_names_the_bad_flag() -> None:
 def test_openings_give_distinct_reversi_starts() -> None:
     book = tournament.openings("reversi", new_board("reversi"), 10, seed=4)
     assert len(book) == len(set(book)) == 10
+
+
+# -- the game log ------------------------------------------------------------------------------------------
+
+
+def _log_specs(games: int = 6, a: str = "random", seed: int = 3) -> list[GameSpec]:
+    board = new_board("reversi", {"size": 6})
+    book = tournament.openings("reversi", board, games // 2, seed)
+    return schedule("reversi", {"size": 6}, a, "greedy", games, book, None)
+
+
+def test_a_logged_match_stopped_midway_plays_only_the_missing_games(tmp_path: Any) -> None:
+    path = str(tmp_path / "games.jsonl")
+    specs = _log_specs()
+    full = play_match(specs, log=tournament.GameLog(path))
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 6
+    # a stop after four games, the fifth cut off in the middle of its line
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines[:4]) + "\n" + lines[4][:25])
+    played: list[int] = []
+    again = play_match(specs, on_game=lambda r: played.append(r.number), log=tournament.GameLog(path))
+    assert sorted(played) == list(range(6))  # the four logged games count, two are played
+    assert [r.number for r in again.results] == list(range(6))
+    for old, new in zip(full.results[:4], again.results[:4], strict=True):
+        assert (old.a_score, old.plies, old.reason, old.opening) == (new.a_score, new.plies, new.reason, new.opening)
+    reread = Path(path).read_text(encoding="utf-8").splitlines()
+    assert len(reread) == 6 and reread[:4] == lines[:4]  # the cut line is gone, two whole lines added
+    assert tournament.GameLog(path).finished(specs)[5].number == 5
+
+
+def test_a_log_of_another_match_or_a_broken_line_is_refused_by_name(tmp_path: Any) -> None:
+    path = tmp_path / "games.jsonl"
+    specs = _log_specs(2)
+    play_match(specs, log=tournament.GameLog(str(path)))
+    with pytest.raises(tournament.GameLogError, match="line 1: game 1 of another match"):
+        play_match(_log_specs(2, a="greedy"), log=tournament.GameLog(str(path)))
+    path.write_text("{not json\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(tournament.GameLogError, match="line 1: not a game of a match log"):
+        tournament.GameLog(str(path)).finished(specs)

@@ -19,8 +19,10 @@ This module plays and counts; it never prints (``tabletop match`` in :mod:`table
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import multiprocessing
+import os
 import random
 import time
 from collections.abc import Callable, Generator
@@ -35,7 +37,8 @@ from tabletop.players import player
 
 __all__ = [
     "Failure", "GameResult", "GameSpec", "MatchReport", "Sprt", "SprtResult", "check_players", "elo",
-    "logistic_elo", "openings", "pair_elo", "pentanomial", "play_match", "play_one", "schedule",
+    "GameLog", "GameLogError", "logistic_elo", "openings", "pair_elo", "pentanomial", "play_match", "play_one",
+    "schedule",
 ]
 
 FAILURE_KINDS = ("crash", "timeout", "bad answer")
@@ -357,6 +360,81 @@ def _nearest_with_mean(freq: list[float], s: float) -> list[float]:
     return [x / norm for x in p]
 
 
+# -- the game log: a match that survives an interruption ----------------------------------------------
+
+
+class GameLogError(ValueError):
+    """A game log that cannot be read, or that belongs to another match."""
+
+
+def _spec_key(spec: GameSpec) -> dict[str, Any]:
+    return {"game": spec.game, "options": spec.options, "a": spec.a, "b": spec.b, "a_is_black": spec.a_is_black,
+            "opening": list(spec.opening), "think": spec.think, "number": spec.number}
+
+
+def _result_from(data: dict[str, Any]) -> GameResult:
+    failure = Failure(**data["failure"]) if data.get("failure") else None
+    return GameResult(int(data["number"]), float(data["a_score"]), str(data["reason"]), int(data["plies"]),
+                      float(data["black_score"]), failure, bool(data["a_is_black"]), tuple(data["opening"]),
+                      {k: float(v) for k, v in data["seconds"].items()}, {k: int(v) for k, v in data["moves"].items()})
+
+
+class GameLog:
+    """A JSON-lines file with one line per finished game (the game's spec and its result), written as each
+    game ends and flushed to disk, so a match stopped at any point restarts where it was: the games in the
+    log are not played again.  A log that names other players, openings or time belongs to another match
+    and is refused; a last line cut short by a kill is dropped."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def finished(self, specs: list[GameSpec]) -> list[GameResult]:
+        """The results already in the log for ``specs`` (empty if there is no log yet)."""
+        if not os.path.exists(self.path):
+            return []
+        by_number = {spec.number: spec for spec in specs}
+        with open(self.path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        complete = lines[:-1]  # a line without its newline was cut short while being written
+        out: dict[int, GameResult] = {}
+        for n, line in enumerate(complete, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                number = int(data["spec"]["number"])
+                result = _result_from(data["result"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise GameLogError(f"{self.path} line {n}: not a game of a match log ({exc})") from None
+            spec = by_number.get(number)
+            if spec is None or data["spec"] != json.loads(json.dumps(_spec_key(spec))):
+                raise GameLogError(f"{self.path} line {n}: game {number + 1} of another match "
+                                   f"(other players, openings, time or number of games); use a new log file")
+            out[number] = result
+        if lines[-1].strip():
+            self._truncate(len("\n".join(complete)) + (1 if complete else 0))
+        return [out[k] for k in sorted(out)]
+
+    def _truncate(self, size: int) -> None:
+        with open(self.path, "r+b") as f:
+            f.truncate(size)
+
+    def append(self, spec: GameSpec, result: GameResult) -> None:
+        """Write one finished game and flush it to disk."""
+        failure = None
+        if result.failure is not None:
+            f = result.failure
+            failure = {"player": f.player, "spec": f.spec, "color": f.color, "kind": f.kind, "reason": f.reason}
+        data = {"spec": _spec_key(spec), "result": {
+            "number": result.number, "a_score": result.a_score, "reason": result.reason, "plies": result.plies,
+            "black_score": result.black_score, "failure": failure, "a_is_black": result.a_is_black,
+            "opening": list(result.opening), "seconds": result.seconds, "moves": result.moves}}
+        with open(self.path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(data) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+
+
 # -- the match -------------------------------------------------------------------------------------------
 
 
@@ -413,17 +491,31 @@ class MatchReport:
 
 
 def play_match(specs: list[GameSpec], jobs: int = 1, sprt: Sprt | None = None,
-               on_game: Callable[[GameResult], None] | None = None) -> MatchReport:
+               on_game: Callable[[GameResult], None] | None = None, log: GameLog | None = None) -> MatchReport:
     """Play ``specs`` (``jobs`` games at a time in worker processes) and report.
 
     With ``sprt`` the games are played in pairs until the test accepts a hypothesis or ``specs`` run
     out; games still being played when it decides are abandoned, and only whole pairs are kept.
-    ``on_game`` hears of each finished game (a progress bar).
+    ``on_game`` hears of each finished game (a progress bar).  With ``log`` each finished game is
+    written down as it ends and the games already there are taken from it, not played again.
     """
     results: list[GameResult] = []
     verdict: SprtResult | None = None
     done_pairs: dict[int, int] = {}
-    with contextlib.closing(_results(specs, jobs)) as finished:
+    earlier = log.finished(specs) if log is not None else []
+    by_number = {spec.number: spec for spec in specs}
+    played = {r.number for r in earlier}
+    todo = [spec for spec in specs if spec.number not in played]
+
+    def finished_games() -> Generator[GameResult, None, None]:
+        yield from earlier
+        with contextlib.closing(_results(todo, jobs)) as fresh:
+            for result in fresh:
+                if log is not None:
+                    log.append(by_number[result.number], result)
+                yield result
+
+    with contextlib.closing(finished_games()) as finished:
         for result in finished:
             results.append(result)
             if on_game is not None:

@@ -13,7 +13,16 @@ from typing import Any
 from tabletop.cli import CliError
 from tabletop.games import new_board
 from tabletop.players import SpecError
-from tabletop.tournament import MatchReport, Sprt, check_players, openings, play_match, schedule
+from tabletop.tournament import (
+    GameLog,
+    GameLogError,
+    MatchReport,
+    Sprt,
+    check_players,
+    openings,
+    play_match,
+    schedule,
+)
 
 SPRT_DEFAULT_GAMES = 1000
 
@@ -37,6 +46,9 @@ def register(sub: Any) -> None:
                    help="play game pairs until a sequential test accepts H0 (A is ELO0 stronger than B) or "
                         "H1 (ELO1 stronger) at alpha = beta = 0.05: pentanomial model on pairs, logistic Elo "
                         "(the Elo of the expected score, 1 / (1 + 10^(-Elo/400)))")
+    p.add_argument("--log", default=None, metavar="FILE",
+                   help="write each finished game to FILE (JSON lines) as it ends; run the same command again "
+                        "after an interruption and the games in FILE are not played again")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.set_defaults(func=run)
 
@@ -70,7 +82,11 @@ def run(args: argparse.Namespace) -> int:
     board = new_board(args.game, options)
     book = openings(args.game, board, (games + 1) // 2, args.seed)
     specs = schedule(args.game, options, args.a, args.b, games, book, args.think)
-    report = _play(specs, args.jobs, sprt, quiet=args.json)
+    log = GameLog(args.log) if args.log else None
+    try:
+        report = _play(specs, args.jobs, sprt, quiet=args.json, log=log)
+    except (GameLogError, OSError) as exc:
+        raise CliError(f"--log: {exc}") from None
     if args.json:
         print(json.dumps(report.summary()))
     else:
@@ -78,12 +94,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play(specs: list[Any], jobs: int, sprt: Sprt | None, quiet: bool) -> MatchReport:
+def _play(specs: list[Any], jobs: int, sprt: Sprt | None, quiet: bool, log: GameLog | None) -> MatchReport:
     from rich.progress import Progress
 
     with Progress(disable=quiet, transient=True) as progress:
         task = progress.add_task("games" if sprt is None else "games (SPRT)", total=len(specs))
-        return play_match(specs, jobs, sprt, on_game=lambda _: progress.advance(task))
+        return play_match(specs, jobs, sprt, on_game=lambda _: progress.advance(task), log=log)
 
 
 def _print_table(args: argparse.Namespace, report: MatchReport) -> None:

@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from tabletop.server.analyses import Analyses
 from tabletop.server.bus import make_bus
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers import accounts, analysis, lobby, pages, rooms
@@ -55,6 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings or Settings()
     app.state.evaluations = analysis.Evaluations()
+    app.state.analyses = Analyses()
     secure(app)  # security headers on every answer; no secret in the logs
     add_error_handlers(app)
     app.include_router(rooms.router)

@@ -37,6 +37,12 @@ async def play_page(room_id: str) -> FileResponse:
     return FileResponse(WEB / "index.html")
 
 
+@router.get("/review/{room_id}")
+async def review_page(room_id: str) -> FileResponse:
+    """A game's read-only review (the same page; the script reads the path)."""
+    return FileResponse(WEB / "index.html")
+
+
 @router.get("/healthz")
 async def health(hub: Hub) -> Health:
     """Up, with the number of rooms in memory."""
