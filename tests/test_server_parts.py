@@ -526,3 +526,46 @@ def test_the_benchmarks_websocket_client_sends_receives_and_sees_the_end() -> No
             await connect(f"ws://127.0.0.1:{port}/any")
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("seq", "7"), ("seq", True), ("seq", 7.5), ("seq", -1), ("accept", "yes"), ("since", "0")],
+)
+def test_frame_numbers_and_answers_are_taken_only_as_json_numbers_and_booleans(
+    field: str, value: Any
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from tabletop.server.app import create_app
+    from tabletop.server.settings import Settings
+
+    with TestClient(create_app(Settings(workers=1))) as client:
+        created = client.post("/api/rooms", json={"game": "tictactoe", "mode": "local"}).json()
+        with client.websocket_connect(f"/api/rooms/{created['room']}/ws") as ws:
+
+            def answer() -> dict[str, Any]:
+                got: dict[str, Any] = ws.receive_json()
+                while got["type"] not in ("state", "error", "ack"):
+                    got = ws.receive_json()  # presence and events
+                return got
+
+            hello: dict[str, Any] = {"type": "hello", "tokens": list(created["tokens"].values())}
+            if field == "since":
+                ws.send_json({**hello, "since": value})
+                error = answer()
+                assert error["type"] == "error" and error["code"] == "bad_frame", error
+                assert error["message"].startswith("hello.since:")
+                ws.send_json(hello)
+            else:
+                ws.send_json(hello)
+            assert answer()["type"] == "state"
+            ws.send_json({"type": "move", "move": "b2", field: value} if field == "seq" else {"type": "draw", field: value})
+            error = answer()
+            assert error["type"] == "error" and error["code"] == "bad_frame", error
+            assert field in error["message"]
+            if field == "seq" and (isinstance(value, bool) or not isinstance(value, int)):
+                assert error["seq"] is None  # a seq that is not an integer is not echoed as one
+            ws.send_json({"type": "move", "move": "a1", "seq": 1})
+            assert answer() == {"type": "ack", "seq": 1}
+        assert client.get(f"/api/rooms/{created['room']}").json()["moves"] == ["a1"]

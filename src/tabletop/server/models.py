@@ -186,20 +186,27 @@ class Analysis(BaseModel):
 Token = Annotated[str, Field(min_length=1, max_length=200)]
 
 
-class Hello(_Strict):
+class _Frame(_Strict):
+    """A client frame: no coercion, so ``"seq": "7"``, ``"seq": true`` or ``"accept": "yes"`` is a
+    bad frame rather than a number or a yes the client did not send."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Hello(_Frame):
     type: Literal["hello"]
     token: Token | None = None
     tokens: list[Token] | None = Field(None, max_length=2)
     since: int | None = Field(None, ge=0)
 
 
-class MoveFrame(_Strict):
+class MoveFrame(_Frame):
     type: Literal["move"]
     move: str = Field(min_length=1, max_length=16)
     seq: int | None = Field(None, ge=0, le=2**62)
 
 
-class Answerable(_Strict):
+class Answerable(_Frame):
     accept: bool | None = None
 
 
@@ -211,14 +218,14 @@ class DrawFrame(Answerable):
     type: Literal["draw"]
 
 
-class ChooseFrame(_Strict):
+class ChooseFrame(_Frame):
     """The opening's colour choice: ``black``, ``white`` or (swap2) ``place``."""
 
     type: Literal["choose"]
     choice: Literal["black", "white", "place"]
 
 
-class SimpleFrame(_Strict):
+class SimpleFrame(_Frame):
     type: Literal["undo", "redo", "resign", "rematch", "hint", "ping"]
 
 
