@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from tabletop.server.analyses import Analyses
 from tabletop.server.bus import make_bus
 from tabletop.server.rooms import RoomHub
-from tabletop.server.routers import accounts, analysis, lobby, pages, rooms
+from tabletop.server.routers import accounts, analysis, imports, lobby, pages, rooms
 from tabletop.server.routers.responses import add_error_handlers
 from tabletop.server.routers.socket import router as socket_router
 from tabletop.server.security import secure
@@ -63,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(accounts.router)
     app.include_router(lobby.router)
     app.include_router(analysis.router)
+    app.include_router(imports.router)
     app.include_router(socket_router)
     app.include_router(pages.router)
     pages.mount_web(app)

@@ -21,6 +21,9 @@ __all__ = [
     "CreatedRoom",
     "ErrorBody",
     "Evaluation",
+    "ImportRecord",
+    "ImportedGame",
+    "ImportedRecords",
     "JoinRoom",
     "Joined",
     "Lobby",
@@ -50,6 +53,11 @@ class CreateRoom(_Strict):
     game: Literal["reversi", "gomoku", "tictactoe"]
     options: dict[str, OptionValue] = Field(default_factory=dict, max_length=8)
     position: str | None = Field(None, max_length=2000)
+    moves: list[Annotated[str, Field(min_length=1, max_length=16)]] = Field(
+        default_factory=list,
+        max_length=400,
+        description="moves played from the position before the game goes on (a game imported from a record)",
+    )
     seats: dict[Literal["black", "white"], SeatSpec] = Field(default_factory=dict)
     clock: ClockRequest | None = None
     mode: Literal["local", "online"] = "online"
@@ -152,6 +160,35 @@ class RoomState(BaseModel):
 
 RecordFormat = Literal["ggf", "obf", "psq", "sgf", "transcript"]
 """The names of :func:`tabletop.records.formats` (a test keeps the two equal)."""
+
+
+class ImportRecord(_Strict):
+    """A record to read: its text, and its format (else told by ``filename``'s extension or the text)."""
+
+    text: str = Field(min_length=1, max_length=1_000_000)
+    format: RecordFormat | None = None
+    filename: str | None = Field(None, max_length=300)
+    game: Literal["reversi", "gomoku", "tictactoe"] | None = Field(
+        None, description="the game of a transcript, which does not name it (else Reversi, then Gomoku)"
+    )
+    options: dict[str, OptionValue] = Field(default_factory=dict, max_length=8)
+
+
+class ImportedGame(BaseModel):
+    game: str
+    options: dict[str, OptionValue]
+    start_position: str | None = Field(description="null for the game's standard start")
+    position: str = Field(description="the start position's text (the standard one included)")
+    moves: list[str] = Field(description="forced Reversi passes written out")
+    tags: dict[str, str]
+    result: str | None
+
+
+class ImportedRecords(BaseModel):
+    """The games of an imported record, to review or to go on from in a room (``POST /api/rooms`` with ``moves``)."""
+
+    format: RecordFormat
+    games: list[ImportedGame]
 
 
 class Evaluation(BaseModel):

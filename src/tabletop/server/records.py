@@ -1,22 +1,28 @@
-"""A room's game record as text, for ``GET /api/rooms/{id}/record``.
+"""Records in and out of rooms: a room's game record as text, for ``GET
+/api/rooms/{id}/record``, and the games of a pasted or uploaded record, for
+``POST /api/records/import``.
 
-Builds a :class:`tabletop.records.GameRecord` from the room's board (with the
-result of a resignation, a flag fall or an agreed draw, which the board alone
-does not know) and writes it with the format registry of :mod:`tabletop.records`.
-Raises ``ValueError`` for an unknown format or one that does not fit the game;
-never changes the room.
+:func:`record_text` builds a :class:`tabletop.records.GameRecord` from the
+room's board (with the result of a resignation, a flag fall or an agreed draw,
+which the board alone does not know) and writes it with the format registry of
+:mod:`tabletop.records`; it raises ``ValueError`` for an unknown format or one
+that does not fit the game, and never changes the room.  :func:`import_records`
+reads text with the same registry, telling the format from the file name or the
+text when none is given; a malformed record is the reader's
+:class:`~tabletop.records.RecordError` (line, column, reason).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
 
 from tabletop import records
 
 if TYPE_CHECKING:
     from tabletop.server.rooms import Room
 
-__all__ = ["record_text"]
+__all__ = ["guess_format", "import_records", "record_text"]
 
 MEDIA = {"sgf": "application/x-go-sgf"}
 FIT = {"ggf": ("reversi",), "obf": ("reversi",), "psq": ("gomoku",)}
@@ -43,3 +49,50 @@ def record_text(room: Room, fmt: str) -> tuple[str, str]:
             )
     text = records.write([record], fmt)  # RecordError (a ValueError) when the format cannot hold it
     return text, MEDIA.get(fmt, "text/plain")
+
+
+_OBF_LINE = re.compile(r"[-XOxo]{64}\s+[XOxo]\b")
+_PSQ_HEADER = re.compile(r"piskvork", re.IGNORECASE)
+
+
+def guess_format(text: str, filename: str | None = None) -> str:
+    """The format of ``text``: named by ``filename``'s extension, else told by its first characters
+    (``(;`` with ``GM[Othello]`` GGF, other ``(;`` SGF, ``Piskvorky`` PSQ, 64 squares OBF, else a transcript)."""
+    if filename:
+        try:
+            return records.detect(filename)
+        except ValueError:
+            pass  # an extension no format claims (.txt): the text tells
+    head = text.lstrip()
+    if head.startswith("("):
+        return "ggf" if re.search(r"GM\[\s*othello", head[:4000], re.IGNORECASE) else "sgf"
+    first = head.split("\n", 1)[0]
+    if _PSQ_HEADER.match(first):
+        return "psq"
+    if _OBF_LINE.match(first):
+        return "obf"
+    return "transcript"
+
+
+def import_records(
+    text: str, fmt: str, game: str | None = None, options: dict[str, Any] | None = None
+) -> list[records.GameRecord]:
+    """The games of ``text`` in format ``fmt``; raises :class:`~tabletop.records.RecordError`.
+
+    A transcript that names no ``game`` is read as Reversi, then as Gomoku; when
+    neither reads, the error is the one that got further into the text."""
+    if fmt == "transcript" and game is None:
+        failures: list[records.RecordError] = []
+        for tried in ("reversi", "gomoku"):
+            try:
+                return _some(records.read(text, fmt, tried, options))
+            except records.RecordError as exc:
+                failures.append(exc)
+        raise max(failures, key=lambda e: (e.line, e.column))
+    return _some(records.read(text, fmt, game, options))
+
+
+def _some(games: list[records.GameRecord]) -> list[records.GameRecord]:
+    if not games:
+        raise records.RecordError("the record holds no game")
+    return games

@@ -16,9 +16,10 @@ import contextlib
 import hmac
 import secrets
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
+from tabletop.match import MatchError
 from tabletop.server.bus import Broadcast, Bus, frame
 from tabletop.server.errors import RoomError
 from tabletop.server.rematch import rematch_records
@@ -129,8 +130,14 @@ class RoomHub:
         mode: str,
         as_: str,
         listed: bool,
+        moves: Sequence[str] = (),
     ) -> tuple[Room, dict[str, str], str | None]:
-        """A new room: returns it, the creator's tokens and the invite secret (if any)."""
+        """A new room: returns it, the creator's tokens and the invite secret (if any).
+
+        ``moves`` are played from the start position before anyone moves (a game
+        imported from a record goes on from there); ``ValueError`` names the first
+        illegal one.  A room that waits for its opponent takes none: its game and
+        clock start when the seat is taken."""
         kinds = {"black": seats.get("black", "human"), "white": seats.get("white", "human")}
         if as_ == "random":
             as_ = secrets.choice(["black", "white"])
@@ -157,21 +164,38 @@ class RoomHub:
             label: SeatRecord(label, kind, hash_secret(tokens[label]) if label in tokens else None)
             for label, kind in kinds.items()
         }
-        room = await self._start(record, seat_records)
+        room = await self._start(record, seat_records, moves=moves)
         return room, tokens, invite
 
     async def _start(
-        self, record: RoomRecord, seats: dict[str, SeatRecord], rematch_of: str | None = None
+        self,
+        record: RoomRecord,
+        seats: dict[str, SeatRecord],
+        rematch_of: str | None = None,
+        moves: Sequence[str] = (),
     ) -> Room:
         room = Room(self, StoredRoom(record, seats))  # raises ValueError for a bad game, option or position
         # a room that waits for its opponent starts (and its clock runs) when the seat is taken (join)
-        actions = [] if room.seats.free() else [ActionRecord(0, "start", None, None, time.time())]
-        for action in actions:
-            room.time.fixed = action.at
-            try:
+        at = time.time()
+        actions = [] if room.seats.free() else [ActionRecord(0, "start", None, None, at)]
+        if moves and not actions:
+            raise ValueError("a room that waits for its opponent starts from a position, without moves")
+        room.time.fixed = at
+        try:
+            if actions:
                 room.match.start()
-            finally:
-                room.time.fixed = None
+            for index, text in enumerate(moves):
+                stack = room.match.board.move_stack
+                if index < len(stack) and stack[index].is_pass and text.lower() == "pass":
+                    continue  # a forced pass the Match played itself (and plays again on replay)
+                color = room.acting()
+                try:
+                    room.match.play(color, text)
+                except MatchError as exc:
+                    raise ValueError(f"move {index + 1} ({text}): {exc}") from None
+                actions.append(ActionRecord(len(actions), "play", color.label, text, at))
+        finally:
+            room.time.fixed = None
         record.over = room.match.is_over()
         await self.store.create_room(record, list(seats.values()), actions, rematch_of=rematch_of)
         room.next_action = len(actions)

@@ -70,6 +70,7 @@ async def create_room(body: CreateRoom, request: Request, hub: Hub, settings: Se
             mode=body.mode,
             as_=body.as_,
             listed=body.listed,
+            moves=body.moves,
         )
     except RoomError:
         raise
