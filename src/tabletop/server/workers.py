@@ -11,9 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.queues import SimpleQueue
 from typing import Any
+
+import psutil
 
 __all__ = ["AnalysisUnavailable", "Pool", "analyse_job", "choose_job", "evaluate_job"]
 
@@ -93,17 +97,33 @@ def evaluate_job(
     return scores
 
 
+def _report_pid(started: SimpleQueue[int]) -> None:
+    """A worker's initializer: tell the pool which process it is, so that it can be ended."""
+    started.put(os.getpid())
+
+
 class Pool:
-    """A lazily started process pool (``forkserver``: safe beside the server's threads)."""
+    """A lazily started process pool (``forkserver``: safe beside the server's threads).
+
+    :class:`~concurrent.futures.ProcessPoolExecutor` can cancel a job that waits but
+    not end one that runs, and has no public list of its workers: each worker
+    reports its process id when it starts, so :meth:`close` can end them."""
 
     def __init__(self, workers: int = 2, executor: Executor | None = None) -> None:
         self.workers = max(1, workers)
         self._executor = executor
+        self._started: SimpleQueue[int] | None = None  # the pids of this executor's workers
+        self._processes: list[psutil.Process] = []
 
     def _get(self) -> Executor:
         if self._executor is None:
             method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+            context = multiprocessing.get_context(method)
+            self._started = context.SimpleQueue()
+            self._processes = []
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_report_pid, initargs=(self._started,)
+            )
         return self._executor
 
     async def run(self, fn: Any, *args: Any) -> Any:
@@ -117,17 +137,23 @@ class Pool:
                 executor.shutdown(wait=False, cancel_futures=True)
             raise
 
+    def _workers(self) -> list[psutil.Process]:
+        """The current executor's worker processes that have reported (and still run)."""
+        started = self._started
+        while started is not None and not started.empty():
+            with contextlib.suppress(psutil.Error):
+                # psutil.Process remembers the start time: a pid reused later is not ended
+                self._processes.append(psutil.Process(started.get()))
+        return [p for p in self._processes if p.is_running()]
+
     def close(self) -> None:
         """Stop the pool at once: a search still running is ended, not waited for
         (its room stored nothing for it, and thinks again after a restart)."""
         if self._executor is not None:
+            workers = self._workers()
             executor, self._executor = self._executor, None
-            # ProcessPoolExecutor cannot end a running job; its workers are ended here
-            workers = list(getattr(executor, "_processes", {}).values())
             executor.shutdown(wait=False, cancel_futures=True)
             for process in workers:
-                with contextlib.suppress(Exception):
+                with contextlib.suppress(psutil.Error):
                     process.terminate()
-            for process in workers:
-                with contextlib.suppress(Exception):
-                    process.join(timeout=2)
+            psutil.wait_procs(workers, timeout=2)
