@@ -22,20 +22,15 @@ it asks :mod:`tabletop.ai.gomoku` for moves and decisions.
 
 from __future__ import annotations
 
-import os
-import queue
-import shlex
-import subprocess
 import sys
-import threading
 import time
-import weakref
 from dataclasses import dataclass, field
 from typing import IO
 
 from tabletop.ai.base import Limit
 from tabletop.games.core import BLACK, BaseBoard, IllegalMoveError, Move
 from tabletop.games.mnk import GomokuBoard, gomoku
+from tabletop.protocols.process import EngineProcess
 
 __all__ = ["GomocupEngine", "GomocupError", "GomocupPlayer", "RULE_BITS", "rule_from_bits", "run_engine"]
 
@@ -466,51 +461,30 @@ class GomocupPlayer:
         self.default_seconds = default_seconds
         self.reply_grace = reply_grace
         self.start_seconds = start_seconds
-        self._proc: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._process: EngineProcess | None = None
         self._known: list[Move] = []  # the moves the engine has, in order
         self._variant: tuple[int, int, str] | None = None
         self.about: str | None = None
         self.notes: list[str] = []  # MESSAGE/DEBUG lines and tolerated oddities
-        self._finalizer: weakref.finalize[[subprocess.Popen[str]], GomocupPlayer] | None = None
 
     # -- process ------------------------------------------------------------------------------
-    def _start(self) -> subprocess.Popen[str]:
-        try:
-            argv = shlex.split(self.command)
-        except ValueError as exc:
-            raise GomocupError(f"cannot read the engine command {self.command!r}: {exc}") from None
-        if not argv:
-            raise GomocupError("empty engine command")
-        try:
-            proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                text=True, bufsize=1, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )
-        except OSError as exc:
-            raise GomocupError(f"cannot start {self.command!r}: {exc}") from None
-        lines: queue.Queue[str | None] = queue.Queue()
-        self._lines = lines
-        assert proc.stdout is not None
-        stdout = proc.stdout
-
-        def pump() -> None:  # a thread, so waiting for a reply can time out
-            for raw in stdout:
-                lines.put(raw.rstrip("\r\n"))
-            lines.put(None)
-
-        threading.Thread(target=pump, daemon=True).start()
-        self._proc = proc
-        self._finalizer = weakref.finalize(self, _stop_process, proc)
+    def _start(self) -> EngineProcess:
+        self._process = EngineProcess(self.command, GomocupError, newline="\r\n", quit_line="END")
         self._known = []
         self._variant = None
-        return proc
+        return self._process
+
+    def _running(self) -> EngineProcess:
+        """The engine process, started again if it is not running."""
+        if self._process is None or not self._process.running:
+            return self._start()
+        return self._process
 
     def close(self) -> None:
         """Send END and stop the engine (killed after a second)."""
-        if self._finalizer is not None:
-            self._finalizer()
-        self._proc = None
+        if self._process is not None:
+            self._process.close()
+        self._process = None
 
     def __enter__(self) -> GomocupPlayer:
         return self
@@ -519,24 +493,17 @@ class GomocupPlayer:
         self.close()
 
     def _send(self, line: str) -> None:
-        proc = self._proc
-        if proc is None or proc.stdin is None:
+        if self._process is None:
             raise GomocupError("the engine is not running")
-        try:
-            proc.stdin.write(line + "\r\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise GomocupError(f"the engine exited (while sending {line.split()[0]})") from None
+        self._process.send(line)
 
     def _reply(self, deadline: float, what: str) -> str:
         """The next line that is a reply (MESSAGE/DEBUG/SUGGEST handled on the way)."""
+        assert self._process is not None
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise GomocupError(f"timed out waiting for the reply to {what}")
             try:
-                line = self._lines.get(timeout=left)
-            except queue.Empty:
+                line = self._process.read_line(deadline)
+            except TimeoutError:
                 raise GomocupError(f"timed out waiting for the reply to {what}") from None
             if line is None:
                 raise GomocupError(f"the engine exited without replying to {what}")
@@ -572,9 +539,7 @@ class GomocupPlayer:
         seconds = self.default_seconds
         if limit is not None and limit.seconds is not None:
             seconds = limit.seconds
-        proc = self._proc
-        if proc is None or proc.poll() is not None:
-            proc = self._start()
+        self._running()
         variant = (board.width, board.height, board.rule)
         now = time.monotonic()
         if self._variant != variant:
@@ -667,23 +632,8 @@ class GomocupPlayer:
 
     def identify(self, seconds: float = 10.0) -> str:
         """The engine's ABOUT line."""
-        if self._proc is None or self._proc.poll() is not None:
-            self._start()
+        self._running()
         self._send("ABOUT")
         self.about = self._reply(time.monotonic() + seconds, "ABOUT")
         return self.about
 
-
-def _stop_process(proc: subprocess.Popen[str]) -> None:
-    try:
-        if proc.poll() is None and proc.stdin is not None:
-            proc.stdin.write("END\r\n")
-            proc.stdin.flush()
-            proc.stdin.close()
-    except (BrokenPipeError, OSError, ValueError):
-        pass
-    try:
-        proc.wait(timeout=1.0)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()

@@ -19,19 +19,15 @@ must not search; it uses :mod:`tabletop.ai.reversi` for that.
 
 from __future__ import annotations
 
-import contextlib
-import queue
 import re
-import shlex
-import subprocess
 import sys
-import threading
 import time
 from typing import TextIO
 
 from tabletop.ai.base import Limit
 from tabletop.games.core import PASS, BaseBoard, Color, Move
 from tabletop.games.reversi import Board
+from tabletop.protocols.process import EngineProcess
 
 __all__ = ["NBoardEngine", "NBoardError", "NBoardPlayer", "game_to_ggf", "parse_ggf", "run_engine"]
 
@@ -270,61 +266,28 @@ class NBoardPlayer:
         self.command = command
         self.name = f"nboard:{command}"
         self.timeout = timeout
-        self._proc: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._process: EngineProcess | None = None
         self._ping = 0
 
-    def _start(self) -> subprocess.Popen[str]:
-        if self._proc is not None and self._proc.poll() is None:
-            return self._proc
-        try:
-            argv = shlex.split(self.command)
-        except ValueError as exc:
-            raise NBoardError(f"cannot read the engine command {self.command!r}: {exc}") from None
-        if not argv:
-            raise NBoardError("the engine command is empty")
-        try:
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-                bufsize=1,
-            )
-        except OSError as exc:
-            raise NBoardError(f"cannot start the engine {argv[0]!r}: {exc.strerror or exc}") from None
-        self._proc = proc
-        self._lines = queue.Queue()
-        threading.Thread(target=self._read, args=(proc, self._lines), daemon=True).start()
+    def _start(self) -> EngineProcess:
+        """The engine process, started (and greeted with ``nboard 2``) if it is not running."""
+        if self._process is not None and self._process.running:
+            return self._process
+        self._process = EngineProcess(self.command, NBoardError, quit_line="quit", quit_seconds=2.0)
         self._send("nboard 2")
-        return proc
-
-    @staticmethod
-    def _read(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.put(line.rstrip("\n"))
-        lines.put(None)
+        return self._process
 
     def _send(self, line: str) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
-        try:
-            proc.stdin.write(line + "\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise NBoardError(f"the engine {self.command!r} stopped reading its input") from None
+        assert self._process is not None
+        self._process.send(line)
 
     def _expect(self, prefix: str, deadline: float) -> str:
+        assert self._process is not None
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise NBoardError(f"the engine {self.command!r} did not answer '{prefix}' in time")
             try:
-                line = self._lines.get(timeout=left)
-            except queue.Empty:
-                continue
+                line = self._process.read_line(deadline)
+            except TimeoutError:
+                raise NBoardError(f"the engine {self.command!r} did not answer '{prefix}' in time") from None
             if line is None:
                 raise NBoardError(f"the engine {self.command!r} exited before answering '{prefix}'")
             if line.startswith(prefix):
@@ -357,19 +320,7 @@ class NBoardPlayer:
         return move
 
     def close(self) -> None:
-        """End the engine process."""
-        proc = self._proc
-        if proc is None:
-            return
-        if proc.poll() is None:
-            try:
-                self._send("quit")
-                proc.wait(timeout=2)
-            except (NBoardError, subprocess.TimeoutExpired):
-                proc.kill()
-                proc.wait()
-        self._proc = None
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # never raise from a finaliser
-            self.close()
+        """End the engine process (``quit``, killed if it has not exited within 2 s)."""
+        if self._process is not None:
+            self._process.close()
+        self._process = None
