@@ -1,13 +1,30 @@
 """Opening decisions for the ``swap`` and ``swap2`` rules, from the engine's own evaluation.
 
-- :func:`choose_swap_opening`: the opener's three stones (Black, White, Black),
-  picked among a few classic shapes near the centre as the one the engine
-  finds closest to even, so the chooser gains little by either colour.
-- :func:`choose_swap_action`: after three stones, take ``"black"`` or
-  ``"white"``, whichever a short search prefers.
-- :func:`choose_swap2_action`: after three stones, ``"black"``, ``"white"`` or
-  ``"place"`` with two more stones (White's, then Black's) when the position is
-  close to even; after five stones, ``"black"`` or ``"white"``.
+:func:`decide_opening` answers one pending step of an opening
+(:class:`tabletop.games.openings.OpeningPhase`) for a computer seat, with the
+engine's score behind the answer:
+
+- the opener's three stones (Black, White, Black): one of the family of
+  :func:`opening_candidates` whose score is even within :data:`EVEN_MARGIN`;
+- the second's colour after three stones (swap), or in swap2 a colour or
+  ``"place"`` with two more stones (White's, then Black's) chosen to leave the
+  position even, after which the opener chooses;
+- the opener's colour after those five stones.
+
+Scores are the engine's (:func:`tabletop.ai.gomoku.engine.GomokuEngine.analyse`
+at a fixed depth and node count, pattern units) made relative to an *even
+point*: the median score of reference openings of the match runner's family,
+which equal engine levels split about evenly with either colour
+(benchmarks/RESULTS.md, level table).  The raw score of a quiet opening is far
+from 0 (about -700 for White to move at three stones): the even-depth search
+ends each line on the opponent's move, so the side to move looks worse than it
+is.  Measuring against the even point cancels that bias, which also keeps the
+decisions right when the search changes.  :func:`opening_score` gives that
+relative score for the side to move.
+
+:func:`choose_swap_opening`, :func:`choose_swap_action` and
+:func:`choose_swap2_action` are the same decisions for callers without an
+opening phase (the Gomocup ``SWAP2BOARD`` command).
 
 - :func:`balanced_openings`: short starting positions for engine matches
   (``tabletop match gomoku``), drawn at random near the centre for a seed and
@@ -21,95 +38,266 @@ and :class:`tabletop.match.Match` own the opening's state.
 from __future__ import annotations
 
 import random
-import time
+import statistics
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from tabletop.ai.base import Analysis, Limit
+from tabletop.ai.gomoku.engine import EngineSettings, GomokuEngine
 from tabletop.ai.gomoku.position import Position, rule_of
 from tabletop.ai.gomoku.search import Searcher
-from tabletop.games.core import BLACK, BaseBoard, IllegalMoveError, Move
+from tabletop.games import new_board
+from tabletop.games.core import BLACK, WHITE, BaseBoard, IllegalMoveError, Move
+from tabletop.games.openings import OpeningPhase
 
 __all__ = [
-    "BALANCE_DEPTH", "BALANCE_MARGIN", "BALANCE_NODES", "BALANCE_TARGET", "BLACK_RING", "WHITE_RADIUS", "SwapDecision",
-    "balanced_openings", "black_ring", "choose_swap2_action", "choose_swap_action", "choose_swap_opening", "opening_balance",
-    "opening_candidates", "side_to_move_value",
+    "BALANCE_DEPTH", "BALANCE_MARGIN", "BALANCE_NODES", "BALANCE_TARGET", "BLACK_RING", "EVEN_MARGIN", "OPENING_DEPTH",
+    "OPENING_NODES", "WHITE_RADIUS", "OpeningDecision", "SwapDecision", "balanced_openings", "black_ring",
+    "choose_swap2_action", "choose_swap_action", "choose_swap_opening", "decide_opening", "even_point",
+    "opening_balance", "opening_candidates", "opening_score", "reference_openings",
 ]
 
-# offsets (dc, dr) from the centre of Black 1, White 2, Black 3: direct and indirect openings
-_SHAPES: tuple[tuple[tuple[int, int], tuple[int, int], tuple[int, int]], ...] = (
-    ((0, 0), (1, 0), (2, 1)),
-    ((0, 0), (1, 1), (3, 0)),
-    ((0, 0), (1, 0), (3, -1)),
-    ((0, 0), (1, 1), (-2, 2)),
-    ((0, 0), (1, 0), (-1, 3)),
-    ((0, 0), (1, 1), (0, 3)),
-    ((0, 0), (2, 0), (1, 2)),
-    ((0, 0), (1, 2), (3, 1)),
-)
-EVEN_MARGIN = 150  # pattern units within which a position counts as balanced
+# The search behind every decision: the engine's own analysis at a fixed depth and node count, so a
+# decision does not depend on the machine's load (the seconds given are only a ceiling per search).
+OPENING_DEPTH = 4
+OPENING_NODES = 20_000
+OPENING_SETTINGS = EngineSettings(seconds=2.0, max_depth=OPENING_DEPTH, width=10, vcf_nodes=5_000, vct_nodes=0,
+                                  safety_nodes=0)
+# Within this many pattern units of the even point an opening counts as even: the scores of the
+# reference openings, which equal levels split about evenly, spread over about +-200 around it.
+EVEN_MARGIN = 150
+REFERENCES = 8  # reference openings behind the even point (each costs one to three searches, once a process)
+PLACE_TRIES = 3  # swap2's extra stones: White's best few moves, each with Black's best few replies
 
 
 @dataclass(frozen=True)
-class SwapDecision:
-    """``choice`` is ``"black"``, ``"white"`` or ``"place"``; ``stones`` the stones to place."""
+class OpeningDecision:
+    """A seat's answer to one opening step.
 
-    choice: str
-    stones: list[Move] = field(default_factory=list)
+    ``choice`` is ``"black"``, ``"white"``, ``"place"`` or ``None`` (stones
+    only); ``stones`` the stones it puts down, in order; ``score`` the engine's
+    score of the outcome for the deciding seat, relative to the even point
+    (pattern units, 0 = even); ``options`` the score of each option it weighed."""
+
+    choice: str | None
+    stones: tuple[Move, ...] = ()
+    score: int = 0
+    options: dict[str, int] = field(default_factory=dict)
 
 
-def side_to_move_value(board: BaseBoard, seconds: float = 0.25) -> int:
-    """A short search's score of ``board`` for the side to move."""
-    pos = Position.from_board(board)
-    result = Searcher(pos, deadline=time.perf_counter() + seconds, width=10).search(max_depth=4)
-    return result.score
+SwapDecision = OpeningDecision  # the name the Gomocup protocol knows
 
 
-def choose_swap_opening(board: BaseBoard, seconds: float = 0.6) -> list[Move]:
-    """Three opening stones for an empty ``board``: the most even of the shapes tried."""
-    cx, cy = board.width // 2, board.height // 2
-    best: tuple[int, list[Move]] | None = None
-    per_shape = seconds / len(_SHAPES)
-    for shape in _SHAPES:
-        moves = [board.move_at(cx + dc, cy + dr) for dc, dr in shape]
-        if not all(board.on_board(m.col, m.row) for m in moves):
-            continue
-        b = board.copy()
-        for m in moves:
+def _analysis(board: BaseBoard, seconds: float) -> Analysis:
+    """The decision search's analysis of ``board`` (best moves first, scores for the side to move)."""
+    limit = Limit(seconds=seconds, depth=OPENING_DEPTH, nodes=OPENING_NODES)
+    return GomokuEngine(OPENING_SETTINGS, name="opening").analyse(board, limit)
+
+
+def _raw(board: BaseBoard, seconds: float) -> tuple[int, list[Move]]:
+    """The side to move's raw score of ``board`` and its best moves, best first."""
+    analysis = _analysis(board, seconds)
+    moves = [s.move for s in analysis.scores]
+    return (int(analysis.scores[0].score) if analysis.scores else 0), moves
+
+
+def _empty_like(board: BaseBoard) -> BaseBoard:
+    return new_board(board.game, dict(board.variant()))
+
+
+def _variant_key(board: BaseBoard) -> tuple[tuple[str, object], ...]:
+    return tuple(sorted(board.variant().items()))
+
+
+def _stones(board: BaseBoard) -> int:
+    return sum(1 for c, r in board.squares() if board.piece_at(c, r) is not None)
+
+
+@lru_cache(maxsize=8)
+def _references(variant: tuple[tuple[str, object], ...], seconds: float) -> tuple[tuple[tuple[Move, ...], int, Move | None], ...]:
+    """The reference openings of a board variant: (stones, raw score for White to move, White's best move)."""
+    empty = new_board("gomoku", dict(variant))
+    lines = opening_candidates(empty)
+    random.Random(0).shuffle(lines)  # a fixed sample of the family, spread over its shapes
+    out = []
+    for line in lines[:REFERENCES]:
+        b = empty.copy()
+        for m in line:
             b.push(m)
-        value = abs(side_to_move_value(b, per_shape))
-        if best is None or value < best[0]:
-            best = (value, moves)
-    assert best is not None, "the board is too small for an opening"
-    return best[1]
+        raw, moves = _raw(b, seconds)
+        out.append((tuple(line), raw, moves[0] if moves else None))
+    return tuple(out)
+
+
+@lru_cache(maxsize=8)
+def _even_five(variant: tuple[tuple[str, object], ...], seconds: float) -> int:
+    """The even point at five stones: the reference openings with the engine's best White stone and
+    Black's best reply added, scored for White to move (best play is taken to keep an even opening even)."""
+    empty = new_board("gomoku", dict(variant))
+    scores = []
+    for line, _, white in _references(variant, seconds):
+        if white is None:
+            continue
+        b = empty.copy()
+        for m in (*line, white):
+            b.push(m)
+        _, replies = _raw(b, seconds)
+        if not replies:
+            continue
+        b.push(replies[0])
+        scores.append(_raw(b, seconds)[0])
+    return int(statistics.median(scores)) if scores else 0
+
+
+def reference_openings(board: BaseBoard, seconds: float = 1.0) -> list[tuple[list[Move], int]]:
+    """The reference openings of ``board``'s variant with their scores relative to the even point (White to move)."""
+    refs = _references(_variant_key(board), seconds)
+    point = even_point(board, 3, seconds)
+    return [(list(line), raw - point) for line, raw, _ in refs]
+
+
+def even_point(board: BaseBoard, stones: int, seconds: float = 1.0) -> int:
+    """The decision search's raw score, for White to move, of an even opening of ``stones`` stones
+    (three, or five for anything past three) on ``board``'s variant; 0 where the board has no
+    reference openings (too small for the family)."""
+    variant = _variant_key(board)
+    if stones > 3:
+        return _even_five(variant, seconds)
+    refs = _references(variant, seconds)
+    return int(statistics.median(raw for _, raw, _ in refs)) if refs else 0
+
+
+def opening_score(board: BaseBoard, seconds: float = 1.0) -> int:
+    """The side to move's score of an opening position (White to move after three or five stones),
+    relative to the even point: above 0 the side to move stands better than in an even opening."""
+    return _raw(board, seconds)[0] - even_point(board, _stones(board), seconds)
+
+
+def _colour(board: BaseBoard, seconds: float) -> OpeningDecision:
+    """Take the colour the engine prefers: the side to move when its score is at least even."""
+    value = opening_score(board, seconds)
+    mover = board.turn.label
+    other = WHITE.label if board.turn is BLACK else BLACK.label
+    options = {mover: value, other: -value}
+    choice = mover if value >= 0 else other
+    return OpeningDecision(choice, (), options[choice], options)
+
+
+def _opener_stones(board: BaseBoard, seed: int, seconds: float) -> OpeningDecision:
+    """Three stones for an empty board: a reference opening within the margin of even (a seeded
+    pick among them, so games differ), else the most even one.  The score is the opener's
+    outlook: the second takes the better colour, so at best ``-|score|``."""
+    refs = reference_openings(board, seconds)
+    if not refs:  # a board too small for the family: the engine's best stone, one at a time
+        return _best_stone(board, seconds)
+    even = [r for r in refs if abs(r[1]) <= EVEN_MARGIN]
+    line, value = random.Random(seed).choice(even) if even else min(refs, key=lambda r: abs(r[1]))
+    return OpeningDecision(None, tuple(line), -abs(value))
+
+
+def _best_stone(board: BaseBoard, seconds: float) -> OpeningDecision:
+    """The engine's best stone for the side to move (an opening step with nothing better to go on)."""
+    raw, moves = _raw(board, seconds)
+    if not moves:
+        raise IllegalMoveError("no stone can be placed: the game is over")
+    return OpeningDecision(None, (moves[0],), raw)
+
+
+def _evenest_black(board: BaseBoard, seconds: float, tries: int = PLACE_TRIES) -> tuple[Move, int] | None:
+    """Black's stone among its best few that leaves the five-stone position most even (White to move)."""
+    _, replies = _raw(board, seconds)
+    best: tuple[Move, int] | None = None
+    for reply in replies[:tries]:
+        board.push(reply)
+        try:
+            value = opening_score(board, seconds)
+        finally:
+            board.pop()
+        if best is None or abs(value) < abs(best[1]):
+            best = (reply, value)
+    return best
+
+
+def _evenest_pair(board: BaseBoard, whites: list[Move], seconds: float) -> tuple[Move, Move, int] | None:
+    """swap2's two extra stones: White's and Black's, among the best few of each, that leave the
+    position most even; with its score for White to move."""
+    best: tuple[Move, Move, int] | None = None
+    for white in whites[:PLACE_TRIES]:
+        board.push(white)
+        try:
+            found = _evenest_black(board, seconds)
+        finally:
+            board.pop()
+        if found is not None and (best is None or abs(found[1]) < abs(best[2])):
+            best = (white, found[0], found[1])
+    return best
+
+
+def _second_choice(board: BaseBoard, options: tuple[str, ...], seconds: float) -> OpeningDecision:
+    """The second's answer after three stones.  A colour whose score is clearly better (beyond
+    EVEN_MARGIN) is taken.  Within the margin the engine cannot tell the colours apart, and in swap2
+    it places the two stones that leave the position most even, so the opener's choice hands it no
+    more than an even game; a colour is taken when no such pair is found."""
+    raw, whites = _raw(board, seconds)
+    value = raw - even_point(board, 3, seconds)
+    scores = {"white": value, "black": -value}
+    if "place" in options and abs(value) <= EVEN_MARGIN:
+        pair = _evenest_pair(board, whites, seconds)
+        if pair is not None:
+            white, black, five = pair
+            scores["place"] = -abs(five)  # the opener then takes the better colour
+            if abs(five) <= EVEN_MARGIN:
+                return OpeningDecision("place", (white, black), scores["place"], scores)
+    choice = "white" if value >= 0 else "black"
+    return OpeningDecision(choice, (), scores[choice], scores)
+
+
+def decide_opening(board: BaseBoard, phase: OpeningPhase, seed: int = 0, seconds: float = 1.0) -> OpeningDecision:
+    """The answer of the seat that acts in ``phase`` on ``board`` (the position so far).
+
+    ``seed`` varies the opener's pick among the even openings; ``seconds`` is a ceiling per search
+    (the searches stop at a fixed depth and node count first).  Raises ``ValueError`` when the
+    phase has nothing to decide."""
+    if phase.done:
+        raise ValueError("the opening is over: there is nothing to decide")
+    if phase.stage == "choose":
+        if phase.options == ("black", "white") and phase.actor is BLACK:  # swap2: the opener after five stones
+            return _colour(board, seconds)
+        return _second_choice(board, phase.options, seconds)
+    if phase.actor is BLACK:  # the opener places the first three stones
+        if phase.stones_placed == 0 and not board.move_stack:
+            return _opener_stones(board, seed, seconds)
+        return _best_stone(board, seconds)  # resuming part way: the stones so far are not the engine's
+    # the second's two extra stones of swap2
+    if phase.stones_left >= 2:
+        _, whites = _raw(board, seconds)
+        pair = _evenest_pair(board, whites, seconds)
+        if pair is None:
+            return _best_stone(board, seconds)
+        return OpeningDecision(None, (pair[0], pair[1]), -abs(pair[2]))
+    found = _evenest_black(board, seconds)
+    if found is None:
+        return _best_stone(board, seconds)
+    return OpeningDecision(None, (found[0],), -abs(found[1]))
+
+
+def choose_swap_opening(board: BaseBoard, seconds: float = 0.6, seed: int = 0) -> list[Move]:
+    """Three opening stones for an empty ``board``: an even one of the family (see :func:`decide_opening`)."""
+    return list(_opener_stones(board, seed, seconds).stones)
 
 
 def choose_swap_action(board: BaseBoard, seconds: float = 0.5) -> str:
     """After the opener's stones: the colour the engine would rather play."""
-    value = side_to_move_value(board, seconds)
-    mover = "black" if board.turn is BLACK else "white"
-    other = "white" if mover == "black" else "black"
-    return mover if value >= 0 else other
+    choice = _colour(board, seconds).choice
+    assert choice is not None
+    return choice
 
 
-def choose_swap2_action(board: BaseBoard, seconds: float = 0.8) -> SwapDecision:
+def choose_swap2_action(board: BaseBoard, seconds: float = 0.8) -> OpeningDecision:
     """The swap2 choice at three stones (``black``/``white``/``place`` two stones) or at five (a colour)."""
-    stones = sum(1 for c, r in board.squares() if board.piece_at(c, r) is not None)
-    value = side_to_move_value(board, seconds / 2)
-    mover = "black" if board.turn is BLACK else "white"
-    other = "white" if mover == "black" else "black"
-    if stones <= 3 and abs(value) <= EVEN_MARGIN:
-        # an even position: add White's and Black's best stones and leave the choice to the opener
-        b = board.copy()
-        placed: list[Move] = []
-        for _ in range(2):
-            pos = Position.from_board(b)
-            res = Searcher(pos, deadline=time.perf_counter() + seconds / 4, width=10).search(max_depth=3)
-            m = pos.to_move(b, res.best)
-            if not b.is_legal(m):
-                m = b.legal_moves[0]
-            b.push(m)
-            placed.append(m)
-        return SwapDecision("place", placed)
-    return SwapDecision(mover if value >= 0 else other)
+    if _stones(board) <= 3:
+        return _second_choice(board, ("black", "white", "place"), seconds)
+    return _colour(board, seconds)
 
 
 # -- balanced openings for engine matches ----------------------------------------------------------
