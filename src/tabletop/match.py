@@ -155,8 +155,13 @@ class Match:
         auto_pass: bool = True,
         now: Callable[[], float] = time.monotonic,
         opening: str | None = None,
+        computer_chooses: bool = True,
     ) -> None:
+        """``computer_chooses``: a computer seat's opening choice is made at once (it takes White);
+        a caller that decides for its computer seats itself (the server, in its worker pool) passes
+        False and calls :meth:`choose` for them."""
         self.board = board
+        self.computer_chooses = computer_chooses
         # an opening rule (swap, swap2): one seat places the first stones, then a seat picks a colour
         self.opening: OpeningPhase | None = None
         if opening:
@@ -313,7 +318,7 @@ class Match:
         if self.opening is not None and self.opening.stage == "choose" and not self.is_over():
             chooser = self.opening.actor
             self._emit("opening_choice_required", color=chooser.label, options=list(self.opening.options), rule=self.opening.rule)
-            if not self.seats[chooser].is_human:
+            if self.computer_chooses and not self.seats[chooser].is_human:
                 self.choose(chooser, self.opening.computer_choice())
                 return
         self._after_move()
@@ -557,7 +562,8 @@ class Match:
         settings = self.clock.settings if self.clock is not None else None
         now = self.clock.now if self.clock is not None else time.monotonic
         opening = None if self.opening is None else self.opening.rule
-        return Match(board, swapped, clock=settings, local=self.local, auto_pass=self.auto_pass, now=now, opening=opening)
+        return Match(board, swapped, clock=settings, local=self.local, auto_pass=self.auto_pass, now=now, opening=opening,
+                     computer_chooses=self.computer_chooses)
 
     def state(self) -> dict[str, Any]:
         """A JSON-ready snapshot (the server's room state builds on it)."""
