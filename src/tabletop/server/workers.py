@@ -19,7 +19,7 @@ from typing import Any
 
 import psutil
 
-__all__ = ["AnalysisUnavailable", "Pool", "analyse_job", "choose_job", "evaluate_job"]
+__all__ = ["AnalysisUnavailable", "Pool", "analyse_job", "choose_job", "evaluate_job", "opening_job"]
 
 
 class AnalysisUnavailable(ValueError):
@@ -54,6 +54,34 @@ def choose_job(game: str, options: dict[str, Any], position: str | None, moves: 
 
     board = _board(game, options, position, moves)
     return str(player(spec, game=game).choose(board, None))
+
+
+def opening_job(
+    game: str, options: dict[str, Any], position: str | None, moves: list[str], opening: dict[str, Any], seed: int
+) -> dict[str, object]:
+    """A computer seat's answer to the pending step of a swap/swap2 opening (``opening``: the phase
+    as :meth:`OpeningPhase.to_dict` gives it): ``{"choice", "stones", "score", "options"}``, the
+    choice ``None`` when the seat only places stones."""
+    from tabletop.ai.gomoku.openings import decide_opening
+    from tabletop.games.core import BLACK, WHITE
+    from tabletop.games.openings import OpeningPhase
+
+    board = _board(game, options, position, moves)
+    phase = OpeningPhase(
+        str(opening["rule"]),
+        stage=str(opening["stage"]),
+        actor=BLACK if opening["actor"] == "black" else WHITE,
+        stones_left=int(opening["stones_left"]),
+        options=tuple(opening["options"]),
+        stones_placed=int(opening["stones_placed"]),
+    )
+    decision = decide_opening(board, phase, seed=seed)
+    return {
+        "choice": decision.choice,
+        "stones": [str(m) for m in decision.stones],
+        "score": decision.score,
+        "options": decision.options,
+    }
 
 
 def analyse_job(
