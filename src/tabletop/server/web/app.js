@@ -15,17 +15,26 @@
 //   record.js    record export;  play.js: the game screen's start
 //   start.js     the start screen;  theme.js: light and dark;  dom.js: helpers
 //   board.js, graph.js, net.js: the board picture, the graph, the server calls
+//   import.js    open a record;  mygames.js: the games of this browser;  sound.js: tones, mute
 
 import { initTheme } from "/web/theme.js";
 import { initStart } from "/web/start.js";
 import { initPlay } from "/web/play.js";
 import { showMissing } from "/web/dom.js";
+import { initSound } from "/web/sound.js";
+import { initMyGames } from "/web/mygames.js";
+import { initImport } from "/web/import.js";
 
 function main() {
   initTheme();
+  initSound();
   const match = /^\/play\/([^/]+)\/?$/.exec(location.pathname);
   if (match) initPlay(decodeURIComponent(match[1]));
-  else if (location.pathname === "/") initStart();
+  else if (location.pathname === "/") {
+    initStart();
+    initMyGames();
+    initImport();
+  }
   else showMissing("Page not found", `There is no page at ${location.pathname} on this server.`);
 }
 

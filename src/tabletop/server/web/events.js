@@ -10,6 +10,7 @@ import { setRoom, refreshSoon } from "/web/room.js";
 import { positionText } from "/web/replay.js";
 import { render } from "/web/render.js";
 import { askOrWait, closeRequest, gameEnded, showHint } from "/web/result.js";
+import { eventSound } from "/web/sound.js";
 
 export function onFrame(frame) {
   switch (frame.type) {
@@ -86,6 +87,7 @@ function onEvent(event, version) {
     if (version <= room.version) return; // already part of the state we hold
     room.version = version;
   }
+  eventSound(event);
   switch (event.kind) {
     case "move_played":
       movePlayed(event);
