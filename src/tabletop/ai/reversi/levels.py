@@ -66,9 +66,9 @@ LEVELS: dict[int, Level] = {
     3: Level(depth=2, exact_empties=6, noise=3.0),
     4: Level(depth=3, exact_empties=8, noise=1.0),
     5: Level(depth=4, exact_empties=10),
-    # Multi-ProbCut at 1.5 sigmas halves to fifths the nodes of a depth (benchmarks/RESULTS.md),
-    # so these levels search one or two plies deeper than they could without it in the same time;
-    # the depths keep each level 65 % or more above the one below.
+    # Multi-ProbCut at 1.5 sigmas leaves a half to a fifth of a depth's nodes, so these levels
+    # search one or two plies deeper than the plain search could in the same time; each depth is
+    # set so the level scores 65 % or more against the one below.
     6: Level(depth=6, exact_empties=12, selectivity=1.5, book=True),
     7: Level(depth=8, exact_empties=14, selectivity=1.5, book=True),
     8: Level(depth=9, exact_empties=16, selectivity=1.5, book=True),
