@@ -1,5 +1,7 @@
 """A room's game record and the engine's view of games: ``GET /api/rooms/{id}/record``,
-``GET /api/rooms/{id}/evaluation`` and ``POST /api/analyse``.
+``GET /api/rooms/{id}/evaluation``, ``POST /api/analyse`` (one position) and the analysis
+of a whole game, ``/api/rooms/{id}/analysis`` (POST starts it, GET reads its progress or
+result, DELETE cancels it; :mod:`tabletop.server.analyses` runs and stores it).
 
 Searching runs in the server's process pool (:mod:`tabletop.server.workers`),
 never on the event loop; an engine that fails is a 503 with a code, never a
@@ -9,19 +11,21 @@ never on the event loop; an engine that fails is a 503 with a code, never a
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse
+from pydantic import BaseModel, Field
 
-from tabletop.server.models import AnalyseRequest, Analysis, Evaluation, RecordFormat
+from tabletop.server.analyses import Analyses
+from tabletop.server.models import AnalyseRequest, Analysis, ErrorBody, Evaluation, RecordFormat
 from tabletop.server.records import MEDIA, record_text
 from tabletop.server.rooms import Room, RoomError, RoomHub
 from tabletop.server.routers.deps import Hub, KnownRoom
 from tabletop.server.routers.responses import errors
 from tabletop.server.workers import AnalysisUnavailable, analyse_job, evaluate_job
 
-__all__ = ["Evaluations", "router"]
+__all__ = ["Evaluations", "GameAnalysisView", "router"]
 
 log = logging.getLogger("tabletop.server")
 
@@ -117,3 +121,102 @@ async def analyse(body: AnalyseRequest, hub: Hub) -> dict[str, Any]:
         log.warning("analysis failed: %s", exc)
         raise RoomError("engine_failed", f"the analysis failed: {exc}", 503) from None
     return result
+
+
+# -- the analysis of a whole game ------------------------------------------------------------------
+class PositionView(BaseModel):
+    ply: int = Field(description="the position after this many moves (0: the start)")
+    eval: float | None = Field(
+        description="from Black's side: Reversi in discs, the line games as Black's chance to win in percent; "
+        "null where the engine gave none"
+    )
+    best: str | None = Field(description="the engine's best move here (null once the game is over)")
+    line: list[str] = Field(description="the engine's principal variation, the best move first")
+    depth: int
+
+
+class MoveView(BaseModel):
+    ply: int
+    move: str
+    color: Literal["black", "white"]
+    loss: float | None = Field(
+        description="what the move gave away against the best move, in the game's unit"
+    )
+    mark: Literal["inaccuracy", "mistake", "blunder"] | None
+
+
+class GameAnalysisView(BaseModel):
+    """A room's whole-game analysis: its progress while it runs, its result once done."""
+
+    status: Literal["none", "running", "done", "cancelled", "failed"]
+    done: int = Field(description="positions analysed so far")
+    total: int = Field(description="positions to analyse (the moves and the start)")
+    analysed_moves: list[str]
+    thresholds: dict[str, dict[str, float]] = Field(
+        description="per unit, the least loss that makes a move each mark (docs/analysis.md)"
+    )
+    unit: Literal["discs", "win chance"] | None = None
+    positions: list[PositionView] = Field(default_factory=list)
+    moves: list[MoveView] = Field(default_factory=list)
+    error: str | None = None
+
+
+def get_analyses(request: Request) -> Analyses:
+    analyses: Analyses = request.app.state.analyses
+    return analyses
+
+
+GameAnalyses = Annotated[Analyses, Depends(get_analyses)]
+
+
+def _refusals(**why: str) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` entries with :class:`ErrorBody`, described for these routes."""
+    return {int(status[1:]): {"model": ErrorBody, "description": text} for status, text in why.items()}
+
+
+NOT_FOUND = "There is no such room"
+BAD_SHAPE = "A parameter does not have the documented shape"
+
+
+@router.get(
+    "/rooms/{room_id}/analysis",
+    operation_id="room_analysis",
+    response_model=GameAnalysisView,
+    responses=_refusals(_404=NOT_FOUND, _422=BAD_SHAPE),
+)
+async def room_analysis(room: KnownRoom, hub: Hub, analyses: GameAnalyses) -> dict[str, Any]:
+    """The analysis of the room's game as it stands: ``none``, ``running`` (with its
+    progress), ``done`` (stored with the game), ``cancelled`` or ``failed``."""
+    return (await analyses.get(hub, room)).view()
+
+
+@router.post(
+    "/rooms/{room_id}/analysis",
+    operation_id="start_room_analysis",
+    status_code=202,
+    response_model=GameAnalysisView,
+    responses=_refusals(
+        _400="The game has no move yet (no_moves)",
+        _404=NOT_FOUND,
+        _409="The game is an online game still being played (game_in_progress)",
+        _422=BAD_SHAPE,
+        _429="This server already analyses as many games as it may; try again later (busy)",
+    ),
+)
+async def start_room_analysis(room: KnownRoom, hub: Hub, analyses: GameAnalyses) -> dict[str, Any]:
+    """Start the engine on every position of the room's game, in the worker pool; the
+    answer is the analysis (running, or already done for these moves).  A finished game
+    and a game at one screen can be analysed; an online game once it is over."""
+    return (await analyses.start(hub, room)).view()
+
+
+@router.delete(
+    "/rooms/{room_id}/analysis",
+    operation_id="cancel_room_analysis",
+    response_model=GameAnalysisView,
+    responses=_refusals(_404=NOT_FOUND, _422=BAD_SHAPE),
+)
+async def cancel_room_analysis(room: KnownRoom, hub: Hub, analyses: GameAnalyses) -> dict[str, Any]:
+    """Stop the room's running analysis (once the position being searched is done);
+    nothing stored changes."""
+    return (await analyses.cancel(hub, room)).view()
