@@ -2,14 +2,17 @@
 
 :func:`peak_rss_mb` and :func:`vmhwm_bytes` are the one way the benchmarks read a process's peak memory;
 :func:`add_gomoku_match_arguments` the one definition of the Gomoku engine's match options
-(``tabletop bench gomoku`` and its engine part run alone).
+(``tabletop bench gomoku`` and its engine part run alone); :func:`reference_python` the one way a
+benchmark installs an outside program it measures against.
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
+import subprocess
 import sys
+from pathlib import Path
 
 
 def add_gomoku_match_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,6 +22,26 @@ def add_gomoku_match_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vs-mcts", type=int, default=0, metavar="N",
                         help="also play N games (15x15 freestyle) against this project's mcts at ten times our time")
     parser.add_argument("--think", type=float, default=2.0, help="our seconds per move in those games (default 2)")
+
+
+def reference_python(root: Path, name: str, *requirements: str) -> Path:
+    """The python of the virtual environment ``root/.bench-envs/NAME`` holding ``requirements``
+    (pinned, like ``renju==0.1.0``), created and installed on first use.
+
+    An outside program runs in its own environment so that its dependencies never meet the
+    project's.  The pins are written beside it once pip has installed them, so an install that
+    failed halfway, or a change of pin, is installed again on the next run.
+    """
+    env = root / ".bench-envs" / name
+    python = env / "bin" / "python"
+    stamp = env / "tabletop-requirements.txt"
+    wanted = "\n".join(requirements) + "\n"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+    if not stamp.exists() or stamp.read_text() != wanted:
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *requirements], check=True)
+        stamp.write_text(wanted)
+    return python
 
 
 def vmhwm_bytes(pid: int | str = "self") -> int | None:

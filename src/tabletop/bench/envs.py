@@ -29,11 +29,11 @@ import json
 import os
 import random
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from tabletop.bench import reference_python
 from tabletop.errors import UsageError
 from tabletop.games.reversi import Board
 
@@ -146,14 +146,7 @@ print(json.dumps({"env": env_id, "steps_per_s": calls * batch / elapsed, "steps_
 
 def pgx_python(root: Path) -> Path:
     """The pgx virtual environment's python, created with pgx and JAX on first use."""
-    env = root / ".bench-envs" / "pgx"
-    python = env / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", f"pgx=={PGX_VERSION}", f"jax=={JAX_VERSION}"], check=True
-        )
-    return python
+    return reference_python(root, "pgx", f"pgx=={PGX_VERSION}", f"jax=={JAX_VERSION}")
 
 
 def pgx_steps_per_second(python: Path, env_id: str, batch: int, seconds: float, seed: int) -> dict[str, Any]:

@@ -31,14 +31,13 @@ import json
 import random
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tabletop.bench import add_gomoku_match_arguments
+from tabletop.bench import add_gomoku_match_arguments, reference_python
 from tabletop.games import renju
 from tabletop.games.mnk import Board, RenjuBoard, gomoku
 
@@ -137,12 +136,7 @@ print(json.dumps({"positions": len(data), "differ": differ}))
 
 def judge_python(root: Path) -> Path:
     """The reference venv's python, created with ``renju==0.1.0`` on first use."""
-    env = root / ".bench-envs" / "renju"
-    python = env / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "renju==0.1.0"], check=True)
-    return python
+    return reference_python(root, "renju", "renju==0.1.0")
 
 
 def judge_check(count: int, seed: int) -> dict[str, Any]:

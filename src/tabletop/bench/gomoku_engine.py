@@ -39,7 +39,7 @@ from tabletop.ai.gomoku import Position, analyse
 from tabletop.ai.gomoku.engine import warm_up
 from tabletop.ai.gomoku.search import Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
-from tabletop.bench import add_gomoku_match_arguments, peak_rss_mb, vmhwm_bytes
+from tabletop.bench import add_gomoku_match_arguments, peak_rss_mb, reference_python, vmhwm_bytes
 from tabletop.games.mnk import GomokuBoard, gomoku
 
 __all__ = ["VCF_POSITIONS", "add_arguments", "run", "run_engine_bench", "vct_puzzles"]
@@ -150,11 +150,8 @@ for line in sys.stdin:
 
 def gomoku_terminal_command(root: Path) -> str:
     """The pbrain command for gomoku-terminal's hard AI, installing it on first use."""
-    env = root / ".bench-envs" / "gomoku-terminal"
-    python = env / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "gomoku-terminal==1.0.2"], check=True)
+    python = reference_python(root, "gomoku-terminal", "gomoku-terminal==1.0.2")
+    env = python.parent.parent
     adapter = env / "pbrain_gomoku_terminal.py"
     adapter.write_text(_ADAPTER)
     return f"{python} {adapter}"

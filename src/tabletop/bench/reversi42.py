@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
+
+from tabletop.bench import reference_python
 
 __all__ = ["VERSION", "add_cli_arguments", "main", "play", "reversi42_command", "with_match"]
 
@@ -97,11 +98,8 @@ for line in sys.stdin:
 
 def reversi42_command(root: Path, depth: int) -> str:
     """The NBoard command for reversi42's tournament engine at ``depth``, installing it on first use."""
-    env = root / ".bench-envs" / "reversi42"
-    python = env / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", f"reversi42=={VERSION}"], check=True)
+    python = reference_python(root, "reversi42", f"reversi42=={VERSION}")
+    env = python.parent.parent
     adapter = env / "nboard_reversi42.py"
     adapter.write_text(_ADAPTER)
     return f"{python} {adapter} {depth}"
