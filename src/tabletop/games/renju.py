@@ -82,6 +82,7 @@ def directions(width: int) -> tuple[int, int, int, int]:
 
 def _run_through_empty(grid: list[int], q: int, d: int) -> int:
     """Length of Black's run through empty ``q`` along ``d`` if Black played there."""
+    # _run_ends counts the same run; this copy returns no ends because the scan calls it most
     n = 1
     i = q + d
     while grid[i] == BLACK_STONE:
@@ -92,6 +93,21 @@ def _run_through_empty(grid: list[int], q: int, d: int) -> int:
         n += 1
         i -= d
     return n
+
+
+def _run_ends(grid: list[int], p: int, d: int) -> tuple[int, int, int]:
+    """Black's run through ``p`` along ``d`` (``p`` counted as Black): its length and the first
+    point past it on each side (a wall, a White stone or an empty point)."""
+    run = 1
+    left = p - d
+    while grid[left] == BLACK_STONE:
+        run += 1
+        left -= d
+    right = p + d
+    while grid[right] == BLACK_STONE:
+        run += 1
+        right += d
+    return run, left, right
 
 
 def _makes_five(grid: list[int], q: int, dirs: tuple[int, ...]) -> bool:
@@ -122,15 +138,7 @@ def _fours_on_line(grid: list[int], p: int, d: int) -> int:
     (counted once) when the run is four long, or two fours on one line
     (``X.XXX.X``, ``XX.XX.XX``) otherwise.
     """
-    run = 1
-    left = p - d
-    while grid[left] == BLACK_STONE:
-        run += 1
-        left -= d
-    right = p + d
-    while grid[right] == BLACK_STONE:
-        run += 1
-        right += d
+    run, left, right = _run_ends(grid, p, d)
     five_left = grid[left] == EMPTY and _run_through_empty(grid, left, d) == 5
     five_right = grid[right] == EMPTY and _run_through_empty(grid, right, d) == 5
     if five_left and five_right:
@@ -145,15 +153,7 @@ def _is_straight_four_point(grid: list[int], q: int, d: int, dirs: tuple[int, ..
     """
     if _makes_five(grid, q, dirs):
         return False
-    left = q - d
-    run = 1
-    while grid[left] == BLACK_STONE:
-        run += 1
-        left -= d
-    right = q + d
-    while grid[right] == BLACK_STONE:
-        run += 1
-        right += d
+    run, left, right = _run_ends(grid, q, d)
     if run != 4 or grid[left] != EMPTY or grid[right] != EMPTY:
         return False
     grid[q] = BLACK_STONE
