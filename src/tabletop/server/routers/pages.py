@@ -1,5 +1,6 @@
-"""The browser app: its page at ``/`` and ``/play/{id}`` (one page; the script reads the
-path), its files under ``/web`` and ``/healthz`` for load balancers and tests.
+"""The browser app: its page at ``/``, ``/play/{id}``, ``/lobby``, ``/@/{name}`` and
+``/leaderboard/{pool}`` (one page; the script reads the path), its files under ``/web`` and
+``/healthz`` for load balancers and tests.
 
 None of these is part of the API, so none is in ``/openapi.json``.
 """
@@ -34,6 +35,21 @@ async def index() -> FileResponse:
 
 @router.get("/play/{room_id}")
 async def play_page(room_id: str) -> FileResponse:
+    return FileResponse(WEB / "index.html")
+
+
+@router.get("/lobby")
+async def lobby_page() -> FileResponse:
+    return FileResponse(WEB / "index.html")
+
+
+@router.get("/@/{name}")
+async def player_page(name: str) -> FileResponse:
+    return FileResponse(WEB / "index.html")
+
+
+@router.get("/leaderboard/{pool}")
+async def leaderboard_page(pool: str) -> FileResponse:
     return FileResponse(WEB / "index.html")
 
 

@@ -16,6 +16,8 @@
 //   start.js     the start screen;  theme.js: light and dark;  dom.js: helpers
 //   board.js, graph.js, net.js: the board picture, the graph, the server calls
 //   import.js    open a record;  mygames.js: the games of this browser;  sound.js: tones, mute
+//   account.js   sign up, in and out (the top bar);  lobby.js: seeks and Play now
+//   player.js    a player's page and a pool's leaderboard
 
 import { initTheme } from "/web/theme.js";
 import { initStart } from "/web/start.js";
@@ -24,17 +26,26 @@ import { showMissing } from "/web/dom.js";
 import { initSound } from "/web/sound.js";
 import { initMyGames } from "/web/mygames.js";
 import { initImport } from "/web/import.js";
+import { initAccount } from "/web/account.js";
+import { initLobby } from "/web/lobby.js";
+import { initPlayer, initLeaderboard } from "/web/player.js";
 
 function main() {
   initTheme();
   initSound();
+  const account = initAccount();
   const match = /^\/play\/([^/]+)\/?$/.exec(location.pathname);
+  const player = /^\/@\/([^/]+)\/?$/.exec(location.pathname);
+  const pool = /^\/leaderboard\/([^/]+)\/?$/.exec(location.pathname);
   if (match) initPlay(decodeURIComponent(match[1]));
   else if (location.pathname === "/") {
     initStart();
     initMyGames();
     initImport();
   }
+  else if (location.pathname === "/lobby") initLobby(account);
+  else if (player) initPlayer(decodeURIComponent(player[1]));
+  else if (pool) initLeaderboard(decodeURIComponent(pool[1]));
   else showMissing("Page not found", `There is no page at ${location.pathname} on this server.`);
 }
 

@@ -1,0 +1,103 @@
+// The account in the top bar: who is signed in (GET /api/session), the sign-in
+// and sign-up dialog (POST /api/session, POST /api/accounts) and sign out
+// (DELETE /api/session).  The session itself is an HttpOnly cookie that this
+// script never sees; it only learns the name.  Playing without an account stays
+// possible: every other screen works signed out.
+
+import { $ } from "/web/dom.js";
+import { api, ApiError } from "/web/net.js";
+
+/** The signed-in player as the page knows it; ``ready`` settles once the server answered. */
+export const account = {
+  name: null,
+  available: true, // false on a server that keeps no accounts
+  ready: null,
+  listeners: [],
+  /** Call ``fn(name)`` now and after every sign in or out. */
+  watch(fn) {
+    this.listeners.push(fn);
+    fn(this.name);
+  },
+};
+
+function link(text, href) {
+  const a = document.createElement("a");
+  a.href = href;
+  a.textContent = text;
+  return a;
+}
+
+function button(text, onClick, id) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "ghost";
+  b.textContent = text;
+  if (id) b.id = id;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function setName(name) {
+  account.name = name;
+  const nav = $("account");
+  nav.textContent = "";
+  if (!account.available) return;
+  nav.append(link("Lobby", "/lobby"));
+  if (name) {
+    const me = link(name, `/@/${encodeURIComponent(name)}`);
+    me.id = "account-name";
+    nav.append(me, button("Sign out", signOut, "sign-out"));
+  } else {
+    nav.append(button("Sign in", () => openDialog(), "open-sign-in"));
+  }
+  for (const fn of account.listeners) fn(name);
+}
+
+/** Open the sign-in dialog (``up`` true when the player came to sign up). */
+export function openDialog(up = false) {
+  const dialog = $("account-dialog");
+  $("account-error").textContent = "";
+  $("account-title").textContent = up ? "Sign up" : "Sign in";
+  dialog.showModal();
+  dialog.querySelector("input[name=name]").focus();
+}
+
+async function signOut() {
+  try {
+    await api("DELETE", "/api/session");
+  } catch {
+    // the cookie is gone either way once the server saw the request; a failed one changes nothing here
+    return;
+  }
+  setName(null);
+}
+
+async function submit(event) {
+  event.preventDefault();
+  const form = $("account-form");
+  const up = event.submitter && event.submitter.value === "up";
+  if (!form.reportValidity()) return;
+  const body = { name: form.elements.name.value.trim(), password: form.elements.password.value };
+  try {
+    const me = await api("POST", up ? "/api/accounts" : "/api/session", body);
+    form.elements.password.value = "";
+    $("account-dialog").close();
+    setName(me.name);
+  } catch (error) {
+    $("account-error").textContent = error.message;
+  }
+}
+
+export function initAccount() {
+  $("account-form").addEventListener("submit", submit);
+  $("account-close").addEventListener("click", () => $("account-dialog").close());
+  account.ready = api("GET", "/api/session").then(
+    (me) => setName(me.name),
+    (error) => {
+      // 401: signed out; any other refusal: this server keeps no accounts
+      account.available = error instanceof ApiError && error.status === 401;
+      setName(null);
+    },
+  );
+  return account;
+}

@@ -1,0 +1,239 @@
+# ruff: noqa: F811  (the fixtures imported from test_web are parameters of the tests below)
+"""Browser tests of the lobby, Play now, player pages and leaderboards (issue 26), in Debian's
+chromium against a real server: separate browser contexts are separate players, each with its
+own session cookie.
+
+The fixtures and page helpers are the ones of ``test_web.py`` (same server process per module,
+same flags, no downloaded browser).  The expected ratings come from ``tabletop.ratings``.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tabletop.ratings import DEFAULT, rate_game
+from test_web import (  # noqa: F401  (fixtures are found by name)
+    ROOT,
+    STEP_TIMEOUT_MS,
+    PageErrors,
+    base_url,
+    browser,
+    page_errors,
+    play,
+    result_dialog,
+    room,
+    shot,
+    wait_ready,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
+
+PASSWORD = "correct horse battery"
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+
+
+# ------------------------------------------------------------------ helpers
+@pytest.fixture
+def contexts(browser: Browser) -> Iterator[list[BrowserContext]]:
+    """Three players' browsers (three cookie jars) at 1280x800."""
+    made = []
+    for _ in range(3):
+        ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+        ctx.set_default_timeout(STEP_TIMEOUT_MS)
+        made.append(ctx)
+    try:
+        yield made
+    finally:
+        for ctx in made:
+            ctx.close()
+
+
+def unique(name: str) -> str:
+    """A name no other test of this server took (the server process is shared per module)."""
+    return f"{name}_{secrets.token_hex(3)}"
+
+
+def sign_up(page: Page, base_url: str, name: str) -> None:
+    """Open the lobby and sign up through the top bar's dialog, as a new player does."""
+    page.goto(base_url + "/lobby")
+    page.get_by_role("button", name="Sign in").click()
+    dialog = page.locator("#account-dialog")
+    dialog.get_by_label("Name").fill(name)
+    dialog.get_by_label("Password").fill(PASSWORD)
+    dialog.get_by_role("button", name="Sign up").click()
+    expect(page.locator("#account-name")).to_have_text(name)
+    expect(page.locator("#seek-form")).to_be_visible()
+    expect(page.locator("#lobby-live")).to_have_text("Live")
+
+
+def seek_row(page: Page, player: str) -> object:
+    return page.locator("#seek-rows tr", has=page.get_by_role("link", name=player, exact=True))
+
+
+def choose_seek(page: Page, game: str, clock: str, color: str = "random", rated: bool = True) -> None:
+    form = page.locator("#seek-form")
+    form.locator("select[name=game]").select_option(game)
+    form.locator("select[name=clock]").select_option(clock)
+    form.locator("select[name=color]").select_option(color)
+    form.locator("input[name=rated]").set_checked(rated)
+
+
+def room_id(page: Page) -> str:
+    page.wait_for_url(re.compile(r".*/play/[^/?]+$"))
+    match = re.search(r"/play/([^/?]+)", page.url)
+    assert match is not None
+    return match.group(1)
+
+
+def keep_screenshot(page: Page, name: str) -> None:
+    """A screenshot for docs/screenshots/ (and test-artifacts/web/, as every browser test's)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(shot(page, name), SCREENSHOTS / f"{name}.png")
+
+
+# ------------------------------------------------------------------ the three-context game
+def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the_lobby(
+    contexts: list[BrowserContext], base_url: str, page_errors: PageErrors
+) -> None:
+    alice_name, bob_name = unique("alice"), unique("bob")
+    alice, bob, watcher = (page_errors.watch(ctx.new_page()) for ctx in contexts)
+    watcher.goto(base_url + "/lobby")
+    expect(watcher.locator("#lobby-live")).to_have_text("Live")
+    expect(watcher.locator("#seek-signed-out")).to_be_visible()
+    sign_up(alice, base_url, alice_name)
+    sign_up(bob, base_url, bob_name)
+
+    # a casual seek comes and goes: the watcher sees both without a reload
+    choose_seek(bob, "reversi", "", rated=False)
+    bob.get_by_role("button", name="Post seek").click()
+    expect(seek_row(watcher, bob_name)).to_have_count(1)
+    expect(seek_row(watcher, bob_name)).to_contain_text("Casual")
+    seek_row(bob, bob_name).get_by_role("button", name=re.compile("Cancel")).click()
+    expect(seek_row(watcher, bob_name)).to_have_count(0)
+
+    # alice's rated seek: the lobby shows her name, her provisional rating and the clock
+    choose_seek(alice, "tictactoe", "60+0", color="black")
+    alice.get_by_role("button", name="Post seek").click()
+    row = seek_row(watcher, alice_name)
+    expect(row).to_have_count(1)
+    expect(row.locator("td")).to_have_text([alice_name, "1500?", "Tic-tac-toe", "1+0", "Black", "Rated",
+                                           re.compile("Accept")])
+    expect(seek_row(bob, alice_name)).to_have_count(1)
+    keep_screenshot(bob, "lobby")
+    bob.set_viewport_size({"width": 375, "height": 812})
+    keep_screenshot(bob, "lobby-phone")
+    bob.set_viewport_size({"width": 1280, "height": 800})
+
+    # bob accepts from the lobby: both are taken to the same game, and the seek leaves the lobby
+    seek_row(bob, alice_name).get_by_role("button", name=re.compile("Accept")).click()
+    game = room_id(bob)
+    assert room_id(alice) == game
+    expect(seek_row(watcher, alice_name)).to_have_count(0)
+    expect(watcher.locator("#no-seeks")).to_be_visible()
+    for page in (alice, bob):
+        wait_ready(page)
+    assert page_seat(alice) == ["black"] and page_seat(bob) == ["white"]
+
+    # a Tic-tac-toe played to the end by clicks: Black (alice) makes a column
+    for page, move in ((alice, "a1"), (bob, "b1"), (alice, "a2"), (bob, "b2"), (alice, "a3")):
+        page.wait_for_function(
+            "() => { const r = window.tabletop.room; return r && r.turn && window.tabletop.seat.tokens[r.turn]"
+            " && !window.tabletop.awaitingTurn; }")
+        play(page, move)
+    result_dialog(alice)
+    result_dialog(bob)
+    assert room(alice)["outcome"]["winner"] == "black" and room(bob)["outcome"]["winner"] == "black"
+
+    # both ratings changed as Glicko-2 says for one win between two new players
+    new_alice, new_bob = rate_game(DEFAULT, DEFAULT, 1.0)
+    expected = {alice_name: new_alice, bob_name: new_bob}
+    for name, rating in expected.items():
+        alice.goto(f"{base_url}/@/{name}")
+        card = alice.locator('.rating-card[data-pool="tictactoe-bullet"]')
+        expect(card.locator(".rating-value")).to_have_text(f"{round(rating.rating)}?")
+        won = name == alice_name
+        expect(card.locator(".record")).to_contain_text("1 W / 0 D / 0 L" if won else "0 W / 0 D / 1 L")
+        expect(card.locator("svg.history circle")).to_have_count(2)  # before and after the game
+        title = card.locator(".rating-value").get_attribute("title")
+        assert title is not None and f"rating {round(rating.rating, 1)}," in title
+        assert f"deviation {round(rating.deviation, 1)}" in title
+        review = alice.locator("#player-games tr").first
+        expect(review).to_contain_text("1-0")
+        assert review.get_by_role("link", name="Review").get_attribute("href") == f"/play/{game}"
+    keep_screenshot(alice, "player")
+    alice.set_viewport_size({"width": 375, "height": 812})
+    keep_screenshot(alice, "player-phone")
+
+
+def page_seat(page: Page) -> list[str]:
+    value = page.evaluate("() => Object.keys(window.tabletop.seat.tokens || {})")
+    assert isinstance(value, list)
+    return [str(v) for v in value]
+
+
+# ------------------------------------------------------------------ Play now
+def test_play_now_pairs_two_waiting_players_in_the_same_pool(
+    contexts: list[BrowserContext], base_url: str, page_errors: PageErrors
+) -> None:
+    carol_name, dave_name = unique("carol"), unique("dave")
+    carol, dave, _ = (page_errors.watch(ctx.new_page()) for ctx in contexts)
+    sign_up(carol, base_url, carol_name)
+    sign_up(dave, base_url, dave_name)
+    for page in (carol, dave):
+        choose_seek(page, "tictactoe", "180+2")
+    carol.get_by_role("button", name="Play now").click()
+    expect(carol.locator("#seek-status")).to_contain_text("Looking for a player")
+    expect(seek_row(dave, carol_name)).to_have_count(1)  # her quick-pairing seek waits in the lobby
+    dave.get_by_role("button", name="Play now").click()
+    game = room_id(dave)
+    assert room_id(carol) == game
+    for page in (carol, dave):
+        wait_ready(page)
+    assert sorted(page_seat(carol) + page_seat(dave)) == ["black", "white"]
+
+
+def test_play_now_offers_the_computer_after_the_chosen_wait(
+    contexts: list[BrowserContext], base_url: str, page_errors: PageErrors
+) -> None:
+    erin_name = unique("erin")
+    erin, watcher, _ = (page_errors.watch(ctx.new_page()) for ctx in contexts)
+    sign_up(erin, base_url, erin_name)
+    watcher.goto(base_url + "/lobby")
+    form = erin.locator("#seek-form")
+    form.locator("select[name=game]").select_option("gomoku")
+    form.locator("select[name=rule]").select_option("renju")
+    form.locator("select[name=clock]").select_option("900+10")
+    form.locator("select[name=wait]").select_option("5")
+    erin.get_by_role("button", name="Play now").click()
+    expect(seek_row(watcher, erin_name)).to_contain_text("Gomoku renju 15×15")
+    offer = erin.get_by_role("button", name=re.compile(r"Play the computer \(level \d+\)"))
+    expect(offer).to_have_count(0)  # not before the wait is over
+    expect(offer).to_be_visible(timeout=15_000)
+    offer.click()
+    room_id(erin)
+    wait_ready(erin)
+    state = room(erin)
+    assert state["game"] == "gomoku" and state["options"]["rule"] == "renju"
+    computer = [c for c in ("black", "white") if state["seats"][c]["kind"] != "human"]
+    assert len(computer) == 1 and state["seats"][computer[0]]["kind"].startswith("level:")
+    expect(seek_row(watcher, erin_name)).to_have_count(0)  # her seek was cancelled
+
+
+def test_a_leaderboard_and_an_unknown_player_page(contexts: list[BrowserContext], base_url: str,
+                                                  page_errors: PageErrors) -> None:
+    page = page_errors.watch(contexts[0].new_page())
+    page.goto(base_url + "/lobby")
+    page.locator("#leaderboard-pool").select_option("reversi-8-blitz")
+    page.get_by_role("link", name="Show").click()
+    page.wait_for_url(re.compile(r".*/leaderboard/reversi-8-blitz$"))
+    expect(page.locator("#player-title")).to_have_text("Leaderboard: reversi-8-blitz")
+    expect(page.locator("#player-meta")).to_contain_text("at least 10 rated games")
+    page.goto(base_url + "/@/nobody_here")
+    expect(page.locator("#missing-view")).to_be_visible()
+    expect(page.locator("#missing-text")).to_contain_text("nobody_here")
