@@ -159,7 +159,7 @@ class Match:
     ) -> None:
         """``computer_chooses``: a computer seat's opening choice is made at once (it takes White);
         a caller that decides for its computer seats itself (the server, in its worker pool) passes
-        False and calls :meth:`choose` for them."""
+        False and calls :meth:`choose` for them (a stone they play instead takes the colour to move)."""
         self.board = board
         self.computer_chooses = computer_chooses
         # an opening rule (swap, swap2): one seat places the first stones, then a seat picks a colour
@@ -279,6 +279,12 @@ class Match:
         """``color`` plays ``move``.  Raises :class:`MatchError` (``not_your_turn``,
         ``game_over``, ``illegal_move``) and changes nothing when refused."""
         self._require_live()
+        phase = self.opening
+        if phase is not None and phase.stage == "choose" and color is phase.actor and not self.seats[color].is_human:
+            # a computer chooser that places a stone takes the colour to move, as a Gomocup engine
+            # answers a swap with a move (so rooms stored when computers took White at once replay)
+            self.choose(color, self.board.turn.label)
+            color = self.board.turn
         if self.opening is not None and not self.opening.done:
             try:  # the placing seat puts down stones of both colours
                 self.opening.check_stone(color)
