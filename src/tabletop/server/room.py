@@ -379,6 +379,7 @@ def _new_match(record: RoomRecord, now: RoomTime) -> Match:
         local=record.mode == "local",
         now=now,
         opening=str(opening) if opening else None,
+        computer_chooses=False,  # a computer seat's opening step is decided in the worker pool (thinking.py)
     )
 
 
