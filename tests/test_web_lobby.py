@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -19,7 +18,6 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tabletop.ratings import DEFAULT, rate_game
 from test_web import (  # noqa: F401  (fixtures are found by name)
-    ROOT,
     STEP_TIMEOUT_MS,
     PageErrors,
     base_url,
@@ -35,7 +33,6 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
 
 PASSWORD = "correct horse battery"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 
 
 # ------------------------------------------------------------------ helpers
@@ -91,10 +88,6 @@ def room_id(page: Page) -> str:
     return match.group(1)
 
 
-def keep_screenshot(page: Page, name: str) -> None:
-    """A screenshot for docs/screenshots/ (and test-artifacts/web/, as every browser test's)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(shot(page, name), SCREENSHOTS / f"{name}.png")
 
 
 # ------------------------------------------------------------------ the three-context game
@@ -125,9 +118,9 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
     expect(row.locator("td")).to_have_text([alice_name, "1500?", "Tic-tac-toe", "1+0", "Black", "Rated",
                                            re.compile("Accept")])
     expect(seek_row(bob, alice_name)).to_have_count(1)
-    keep_screenshot(bob, "lobby")
+    shot(bob, "lobby")
     bob.set_viewport_size({"width": 375, "height": 812})
-    keep_screenshot(bob, "lobby-phone")
+    shot(bob, "lobby-phone")
     bob.set_viewport_size({"width": 1280, "height": 800})
 
     # bob accepts from the lobby: both are taken to the same game, and the seek leaves the lobby
@@ -166,9 +159,9 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
         review = alice.locator("#player-games tr").first
         expect(review).to_contain_text("1-0")
         assert review.get_by_role("link", name="Review").get_attribute("href") == f"/play/{game}"
-    keep_screenshot(alice, "player")
+    shot(alice, "player")
     alice.set_viewport_size({"width": 375, "height": 812})
-    keep_screenshot(alice, "player-phone")
+    shot(alice, "player-phone")
 
 
 def page_seat(page: Page) -> list[str]:
