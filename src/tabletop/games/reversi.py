@@ -91,6 +91,16 @@ class Geometry:
         #: ``perft(player, opponent, depth) -> int`` (depth >= 1).
         self.perft: Callable[[int, int, int], int] = compiled["perft"]
 
+    def moves_of(self, mask: int) -> list[Move]:
+        """The squares set in ``mask`` as moves, lowest square first."""
+        table = self.move_table
+        out = []
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            out.append(table[low.bit_length() - 1])
+        return out
+
 
 # The hot functions are generated per board size with the masks and shifts
 # written in as constants and the direction loop unrolled: in CPython that
@@ -423,6 +433,7 @@ class Board(BaseBoard):
     def legal_moves(self) -> list[Move]:
         mask = self.placements_mask()
         if mask:
+            # Geometry.moves_of inlined: this runs every turn of every game and playout
             table = self._geo.move_table
             out = []
             while mask:
@@ -445,14 +456,7 @@ class Board(BaseBoard):
         if (self._black | self._white) & bit:
             return []
         player, opponent = self._sides()
-        mask = self._geo.flips_mask(player, opponent, bit)
-        table = self._geo.move_table
-        out = []
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            out.append(table[low.bit_length() - 1])
-        return out
+        return self._geo.moves_of(self._geo.flips_mask(player, opponent, bit))
 
     def discs(self) -> tuple[int, int]:
         """``(black, white)`` disc counts."""
