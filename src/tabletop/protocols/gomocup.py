@@ -501,13 +501,7 @@ class GomocupPlayer:
         """The next line that is a reply (MESSAGE/DEBUG/SUGGEST handled on the way)."""
         assert self._process is not None
         while True:
-            try:
-                line = self._process.read_line(deadline)
-            except TimeoutError:
-                raise GomocupError(f"timed out waiting for the reply to {what}") from None
-            if line is None:
-                raise GomocupError(f"the engine exited without replying to {what}")
-            text = line.strip()
+            text = self._process.read_line(deadline, what).strip()
             if not text:
                 continue
             head = text.split(None, 1)[0].upper()

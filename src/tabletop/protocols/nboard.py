@@ -284,12 +284,7 @@ class NBoardPlayer:
     def _expect(self, prefix: str, deadline: float) -> str:
         assert self._process is not None
         while True:
-            try:
-                line = self._process.read_line(deadline)
-            except TimeoutError:
-                raise NBoardError(f"the engine {self.command!r} did not answer '{prefix}' in time") from None
-            if line is None:
-                raise NBoardError(f"the engine {self.command!r} exited before answering '{prefix}'")
+            line = self._process.read_line(deadline, f"'{prefix}'")
             if line.startswith(prefix):
                 return line
 

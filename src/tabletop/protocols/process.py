@@ -6,8 +6,8 @@ stdin, and reads its stdout on a daemon thread into a queue, so waiting for a
 reply can end at a deadline (a blocking ``readline`` cannot).  It knows nothing
 of either protocol: the controllers say what a line means, what to send before
 stopping, and how their errors read.  Failures to start or to write raise the
-error class the controller gives; a wait past its deadline raises
-:class:`TimeoutError`, and the end of the engine's output reads as ``None``.
+error class the controller gives, and so do a wait for a line that passes its
+deadline and an engine whose output ends first.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ __all__ = ["EngineProcess"]
 class EngineProcess:
     """One run of ``command``; :meth:`close` (or the object being collected) stops it.
 
-    ``error`` builds the exception for a command that cannot be read or started
-    and for a write to an engine that has stopped reading.  ``newline`` ends every
+    ``error`` builds the exception for a command that cannot be read or started,
+    a write to an engine that has stopped reading, and a line that does not come.  ``newline`` ends every
     line sent.  On close, ``quit_line`` is sent, stdin closed, and the process is
     killed if it has not exited within ``quit_seconds``.
     """
@@ -84,16 +84,21 @@ class EngineProcess:
             word = line.split()[0] if line.split() else "a blank line"
             raise self._error(f"the engine {self.command!r} stopped reading its input (sending {word})") from None
 
-    def read_line(self, deadline: float) -> str | None:
-        """The engine's next line without its line end, ``None`` once its output has ended;
-        :class:`TimeoutError` when none comes before ``deadline`` (a ``time.monotonic()`` value)."""
+    def read_line(self, deadline: float, what: str) -> str:
+        """The engine's next line without its line end, waiting until ``deadline`` (a
+        ``time.monotonic()`` value) at most; ``what`` names the awaited answer in the error
+        raised when the deadline passes or the engine's output ends first."""
         left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
         try:
-            return self._lines.get(timeout=left)
+            if left <= 0:
+                raise queue.Empty
+            line = self._lines.get(timeout=left)
         except queue.Empty:
-            raise TimeoutError from None
+            raise self._error(f"the engine {self.command!r} timed out: no answer to {what} in time") from None
+        if line is None:
+            self._lines.put(None)  # the output stays ended for any later read
+            raise self._error(f"the engine {self.command!r} exited before answering {what}")
+        return line
 
     def close(self) -> None:
         """Send the quit line, then wait for the process and kill it if it lingers (once)."""
