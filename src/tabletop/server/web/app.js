@@ -15,6 +15,7 @@
 //   record.js    record export;  play.js: the game screen's start
 //   start.js     the start screen;  theme.js: light and dark;  dom.js: helpers
 //   board.js, graph.js, net.js: the board picture, the graph, the server calls
+//   analysis.js  a whole game analysed (progress, graph, marks, best line) and /review/ID
 //   import.js    open a record;  mygames.js: the games of this browser;  sound.js: tones, mute
 //   account.js   sign up, in and out (the top bar);  lobby.js: seeks and Play now
 //   player.js    a player's page and a pool's leaderboard
@@ -22,6 +23,7 @@
 import { initTheme } from "/web/theme.js";
 import { initStart } from "/web/start.js";
 import { initPlay } from "/web/play.js";
+import { initReview } from "/web/analysis.js";
 import { showMissing } from "/web/dom.js";
 import { initSound } from "/web/sound.js";
 import { initMyGames } from "/web/mygames.js";
@@ -37,7 +39,9 @@ function main() {
   const match = /^\/play\/([^/]+)\/?$/.exec(location.pathname);
   const player = /^\/@\/([^/]+)\/?$/.exec(location.pathname);
   const pool = /^\/leaderboard\/([^/]+)\/?$/.exec(location.pathname);
+  const review = /^\/review\/([^/]+)\/?$/.exec(location.pathname);
   if (match) initPlay(decodeURIComponent(match[1]));
+  else if (review) initReview(decodeURIComponent(review[1]));
   else if (location.pathname === "/") {
     initStart();
     initMyGames();

@@ -8,6 +8,7 @@ import { setRoom } from "/web/room.js";
 import { onFrame } from "/web/events.js";
 import { render, tickClocks } from "/web/render.js";
 import { bindControls } from "/web/controls.js";
+import { initAnalysis } from "/web/analysis.js";
 
 export async function initPlay(roomId) {
   $("play-view").hidden = false;
@@ -41,6 +42,7 @@ export async function initPlay(roomId) {
     }
     return;
   }
+  initAnalysis();
   game.conn = new RoomConnection(roomId, game.seat, {
     onFrame: onFrame,
     onStatus: showConnection,

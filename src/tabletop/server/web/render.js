@@ -8,6 +8,7 @@ import { game, COLORS, SQUARE, actorOf, colorName, counts, forbiddenMap, gameTit
 import { hintMark, resultWords } from "/web/result.js";
 import { canReview, shownPly, shownPosition } from "/web/review.js";
 import { markPly } from "/web/graph.js";
+import { bestHints, markMove, renderAnalysis } from "/web/analysis.js";
 
 export function render() {
   const room = game.room;
@@ -29,9 +30,9 @@ export function render() {
     forbidden: live ? forbiddenMap() : new Map(),
     winning: new Set(live && outcome && outcome.cells ? outcome.cells : []),
     flips: live ? game.flips : new Set(),
-    hints: live ? game.hints : new Map(),
+    hints: live ? game.hints : bestHints(shownPly()),
     hintText: hintMark,
-    best: game.best,
+    best: live ? game.best : [...bestHints(shownPly()).keys()][0],
     focus: game.focus,
   });
   board.replaceChildren(svg);
@@ -48,6 +49,7 @@ export function render() {
   renderControls();
   renderSpecialMoves();
   renderReview();
+  renderAnalysis();
   document.title = `tabletop — ${gameTitle(room.game)}`;
 }
 
@@ -171,6 +173,7 @@ function renderMoves() {
     // each row is one numbered pair: Black's move and White's answer
     if (color === "black" || i === 0) li.dataset.number = String(moveNumber(i, first));
     li.setAttribute("aria-label", `${moveNumber(i, first)}. ${colorName(color)} ${move}`);
+    markMove(li, i);
     if (i + 1 === shown) {
       li.classList.add("current");
       li.setAttribute("aria-current", "step");

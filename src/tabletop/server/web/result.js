@@ -5,6 +5,7 @@ import { $, say } from "/web/dom.js";
 import { formatScore } from "/web/board.js";
 import { api } from "/web/net.js";
 import { drawGraph, plyAt } from "/web/graph.js";
+import { analysisShown } from "/web/analysis.js";
 import { showPly } from "/web/review.js";
 import { game, COLORS, SQUARE, colorName, counts, isComputer, isLocal, isPlayer, mine } from "/web/state.js";
 import { render } from "/web/render.js";
@@ -132,10 +133,12 @@ function resultLine(outcome) {
 }
 
 async function loadGraph() {
+  if (analysisShown()) return; // the stored analysis draws its own graph
   $("graph-box").hidden = false;
   $("graph").textContent = "Analysing the game…";
   try {
     const data = await api("GET", `/api/rooms/${encodeURIComponent(game.id)}/evaluation`);
+    if (analysisShown()) return;
     const svg = drawGraph(data, game.room);
     // a click on the graph shows the board at that ply
     svg.dataset.steppable = "";
