@@ -76,7 +76,7 @@ def seek_row(page: Page, player: str) -> object:
 def choose_seek(page: Page, game: str, clock: str, color: str = "random", rated: bool = True) -> None:
     form = page.locator("#seek-form")
     form.locator("select[name=game]").select_option(game)
-    form.locator("select[name=clock]").select_option(clock)
+    form.locator("select[name=seek-clock]").select_option(clock)
     form.locator("select[name=color]").select_option(color)
     form.locator("input[name=rated]").set_checked(rated)
 
@@ -201,7 +201,7 @@ def test_play_now_offers_the_computer_after_the_chosen_wait(
     form = erin.locator("#seek-form")
     form.locator("select[name=game]").select_option("gomoku")
     form.locator("select[name=rule]").select_option("renju")
-    form.locator("select[name=clock]").select_option("900+10")
+    form.locator("select[name=seek-clock]").select_option("900+10")
     form.locator("select[name=wait]").select_option("5")
     erin.get_by_role("button", name="Play now").click()
     expect(seek_row(watcher, erin_name)).to_contain_text("Gomoku renju 15×15")

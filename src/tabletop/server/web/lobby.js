@@ -205,8 +205,8 @@ function choice(form) {
     options.size = Number(f["size-gomoku"].value);
   }
   let clock = null;
-  if (f.clock.value) {
-    const [initial, increment] = f.clock.value.split("+").map(Number);
+  if (f["seek-clock"].value) {
+    const [initial, increment] = f["seek-clock"].value.split("+").map(Number);
     clock = { initial, increment };
   }
   return { game, options, clock };
@@ -217,9 +217,9 @@ function syncForm() {
   const f = form.elements;
   for (const label of form.querySelectorAll("[data-for]")) label.hidden = label.dataset.for !== f.game.value;
   // a rated game needs a clock, and so does Play now (its pool is a time control)
-  f.rated.disabled = !f.clock.value;
-  if (!f.clock.value) f.rated.checked = false;
-  $("play-now").disabled = !f.clock.value || Boolean(lobby.waiting);
+  f.rated.disabled = !f["seek-clock"].value;
+  if (!f["seek-clock"].value) f.rated.checked = false;
+  $("play-now").disabled = !f["seek-clock"].value || Boolean(lobby.waiting);
 }
 
 async function postSeek(event) {
