@@ -81,6 +81,16 @@ def choose_seek(page: Page, game: str, clock: str, color: str = "random", rated:
     form.locator("input[name=rated]").set_checked(rated)
 
 
+def watch_policy(page: Page, refused: list[str]) -> Page:
+    """Note every breach of the server's Content-Security-Policy on ``page`` in ``refused``."""
+    page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+    page.add_init_script(
+        "document.addEventListener('securitypolicyviolation', (e) => console.error("
+        "'Content Security Policy: ' + e.violatedDirective + ' ' + e.blockedURI))"
+    )
+    return page
+
+
 def room_id(page: Page) -> str:
     page.wait_for_url(re.compile(r".*/play/[^/?]+$"))
     match = re.search(r"/play/([^/?]+)", page.url)
@@ -95,7 +105,8 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
     contexts: list[BrowserContext], base_url: str, page_errors: PageErrors
 ) -> None:
     alice_name, bob_name = unique("alice"), unique("bob")
-    alice, bob, watcher = (page_errors.watch(ctx.new_page()) for ctx in contexts)
+    refused: list[str] = []
+    alice, bob, watcher = (watch_policy(page_errors.watch(ctx.new_page()), refused) for ctx in contexts)
     watcher.goto(base_url + "/lobby")
     expect(watcher.locator("#lobby-live")).to_have_text("Live")
     expect(watcher.locator("#seek-signed-out")).to_be_visible()
@@ -162,6 +173,7 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
     shot(alice, "player")
     alice.set_viewport_size({"width": 375, "height": 812})
     shot(alice, "player-phone")
+    assert refused == []  # the lobby, its dialog and the history graphs keep to the page's policy
 
 
 def page_seat(page: Page) -> list[str]:
