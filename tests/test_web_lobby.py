@@ -242,3 +242,26 @@ def test_a_leaderboard_and_an_unknown_player_page(contexts: list[BrowserContext]
     page.goto(base_url + "/@/nobody_here")
     expect(page.locator("#missing-view")).to_be_visible()
     expect(page.locator("#missing-text")).to_contain_text("nobody_here")
+
+
+def test_sign_out_and_a_wrong_password_then_sign_in_again(
+    contexts: list[BrowserContext], base_url: str, page_errors: PageErrors
+) -> None:
+    name = unique("frank")
+    page = page_errors.watch(contexts[0].new_page())
+    sign_up(page, base_url, name)
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    expect(page.locator("#seek-form")).to_be_hidden()
+    page.get_by_role("button", name="Sign in").click()
+    dialog = page.locator("#account-dialog")
+    dialog.get_by_label("Name").fill(name)
+    dialog.get_by_label("Password").fill("not the password")
+    dialog.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#account-error")).not_to_be_empty()
+    expect(dialog).to_be_visible()
+    dialog.get_by_label("Password").fill(PASSWORD)
+    dialog.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#account-name")).to_have_text(name)
+    page.reload()  # the session is the cookie: a reload stays signed in
+    expect(page.locator("#account-name")).to_have_text(name)
