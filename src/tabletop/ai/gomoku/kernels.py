@@ -8,7 +8,8 @@ is here.  :mod:`tabletop.ai.gomoku.threats` and :mod:`tabletop.ai.gomoku.search`
 kernels up and read their results.
 
 Every kernel of :mod:`tabletop.ai.gomoku.threats` and :mod:`tabletop.ai.gomoku.search`
-takes the engine position as one tuple ``B`` (:func:`board_tuple`) and a *box*: the rows
+takes the engine position as one tuple ``B`` (:func:`board_tuple`: its arrays, then its
+scratch rows) and a *box*: the rows
 and columns (padded coordinates) within two of a stone, the only places a candidate,
 a four or a five point can be.  :func:`put` / :func:`take` keep the patterns, the
 Zobrist hash and the box in step, saving what they change in one row of a ``saved``
@@ -29,13 +30,15 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numba import njit, objmode
 
 from tabletop.ai.gomoku import patterns as P
 
-__all__ = ["ABORTED", "INF", "LINE", "MAXPLY", "MAX_NODES", "NODES", "ROOT_WIDTH", "SAVED", "TNODES", "VCF_DEPTH", "WIN",
+__all__ = ["ABORTED", "INF", "LINE", "MAXPLY", "MAX_NODES", "NODES", "ROOT_WIDTH", "SAVED", "STACK", "TNODES", "VCF_DEPTH", "WIN",
            "board_tuple", "forbidden", "initial_box", "is_foul", "negamax", "put", "root_moves", "take", "vcf_kernel",
            "vct_kernel"]
 
@@ -61,16 +64,31 @@ VCF_THREATS = 6  # quiet moves a VCT attacker node tries for the VCF they may th
 _OPT_WIDTH, _OPT_PRUNE, _OPT_VCF, _OPT_AGE = 0, 1, 2, 3
 
 _NONE, _OVERLINE, _DOUBLE_FOUR, _DOUBLE_THREE = 0, 1, 2, 3
+STACK = 128  # columns of the position's scratch rows (``B[12]``): a VCF's levels, at most STACK - 1
+
+# Every kernel but initial_box is compiled without numba's reference counting (``_nrt=False``,
+# numba's switch for code that allocates nothing): with it, each call that passes arrays
+# (``B`` holds thirteen) pays an atomic increment and decrement per array, which took more
+# time than the work of putting a stone.  So these kernels allocate nothing: their scratch
+# rows come in ``B[12]`` (a VCF's stack, its five points, a VCT node's).
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
+def kernel(func: _Fn) -> _Fn:
+    """``func`` compiled as described above (cached)."""
+    # ``_nrt`` is numba's own option, absent from its type stubs
+    options: dict[str, Any] = {"cache": True, "_nrt": False}
+    return cast(_Fn, njit(**options)(func))
 
 
 def board_tuple(pos: object) -> tuple[object, ...]:
     """The tuple every kernel takes for a :class:`~tabletop.ai.gomoku.position.Position`."""
     return (pos.cells, pos.pat, pos.codes, pos.pscore, pos.total, pos.near, pos.tables,  # type: ignore[attr-defined]
             pos.kinds,  # type: ignore[attr-defined]
-            pos.dirs, pos.double_fours, pos.stride, pos.renju)  # type: ignore[attr-defined]
+            pos.dirs, pos.double_fours, pos.stride, pos.renju, pos.stack)  # type: ignore[attr-defined]
 
 
-@njit(cache=True)
+@njit(cache=True)  # allocates: called from Python only
 def initial_box(near: np.ndarray, stride: int) -> np.ndarray:
     """Rows and columns (first, last) of the points within two of a stone; an empty box
     (first > last) when there is no stone."""
@@ -86,11 +104,11 @@ def initial_box(near: np.ndarray, stride: int) -> np.ndarray:
     return box
 
 
-@njit(cache=True)
+@kernel
 def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int, saved: np.ndarray) -> int:  # type: ignore[type-arg]
     """Put a ``color`` stone on ``p``, saving in ``saved`` what :func:`take` restores;
     returns the new hash."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
     saved[130] = box[0]
     saved[131] = box[1]
     saved[132] = box[2]
@@ -107,10 +125,10 @@ def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int
     return int(h ^ zkeys[color - 1, p])
 
 
-@njit(cache=True)
+@kernel
 def take(B: tuple, box: np.ndarray, p: int, saved: np.ndarray) -> int:  # type: ignore[type-arg]
     """Take back the stone :func:`put` put on ``p``; returns the hash before it."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
     P.undo_saved(cells, pat, codes, pscore, total, near, dirs, stride, p, saved)
     box[0] = saved[130]
     box[1] = saved[131]
@@ -122,7 +140,7 @@ def take(B: tuple, box: np.ndarray, p: int, saved: np.ndarray) -> int:  # type: 
 # -- Renju's forbidden points, as tabletop.games.renju judges them ---------------------------
 
 
-@njit(cache=True)
+@kernel
 def _run(cells: np.ndarray, q: int, d: int) -> int:
     """Length of Black's run through empty ``q`` along ``d`` if Black played there."""
     n = 1
@@ -137,7 +155,7 @@ def _run(cells: np.ndarray, q: int, d: int) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def _makes_five(cells: np.ndarray, q: int, dirs: np.ndarray) -> bool:
     for k in range(4):  # noqa: SIM110 - numba compiles the plain loop
         if _run(cells, q, dirs[k]) == 5:
@@ -145,7 +163,7 @@ def _makes_five(cells: np.ndarray, q: int, dirs: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def _is_overline(cells: np.ndarray, q: int, dirs: np.ndarray) -> bool:
     over = False
     for k in range(4):
@@ -157,7 +175,7 @@ def _is_overline(cells: np.ndarray, q: int, dirs: np.ndarray) -> bool:
     return over
 
 
-@njit(cache=True)
+@kernel
 def _fours_on_line(cells: np.ndarray, p: int, d: int) -> int:
     run = 1
     left = p - d
@@ -175,7 +193,7 @@ def _fours_on_line(cells: np.ndarray, p: int, d: int) -> int:
     return int(five_left) + int(five_right)
 
 
-@njit(cache=True)
+@kernel
 def _is_double_four(cells: np.ndarray, p: int, dirs: np.ndarray) -> bool:
     cells[p] = P.BLACK
     fours = 0
@@ -187,7 +205,7 @@ def _is_double_four(cells: np.ndarray, p: int, dirs: np.ndarray) -> bool:
     return fours >= 2
 
 
-@njit(cache=True)
+@kernel
 def _is_straight_four_point(cells: np.ndarray, q: int, d: int, dirs: np.ndarray) -> bool:
     if _makes_five(cells, q, dirs):
         return False
@@ -208,7 +226,7 @@ def _is_straight_four_point(cells: np.ndarray, q: int, d: int, dirs: np.ndarray)
     return ok
 
 
-@njit(cache=True)
+@kernel
 def _could_be_three(cells: np.ndarray, p: int, d: int) -> bool:
     count = 0
     for s in range(2):
@@ -224,7 +242,7 @@ def _could_be_three(cells: np.ndarray, p: int, d: int) -> bool:
     return count >= 2
 
 
-@njit(cache=True)
+@kernel
 def _simple_foul(cells: np.ndarray, p: int, dirs: np.ndarray) -> int:
     """-1 when Black on empty ``p`` makes five (never a foul), 1 overline, 2 double-four,
     else 0 (a double-three is left to the caller)."""
@@ -237,123 +255,140 @@ def _simple_foul(cells: np.ndarray, p: int, dirs: np.ndarray) -> int:
     return _NONE
 
 
-@njit(cache=True)
-def _three_points(cells: np.ndarray, p: int, dirs: np.ndarray, qs: np.ndarray) -> int:
-    """The lines through empty ``p`` that may be threes once Black is there, each with its
-    straight-four points (up to two, -1 for none) in ``qs[i]``; returns how many lines."""
+@kernel
+def _three_lines(cells: np.ndarray, p: int, dirs: np.ndarray) -> int:
+    """How many lines through empty ``p`` may be threes once Black is there."""
     n = 0
-    cells[p] = P.BLACK
     for k in range(4):
-        d = dirs[k]
-        cells[p] = P.EMPTY
-        could = _could_be_three(cells, p, d)
-        cells[p] = P.BLACK
-        if not could:
-            continue
-        for s in range(2):
-            step = -d if s == 0 else d
-            q = p + step
-            while cells[q] == P.BLACK:
-                q += step
-            qs[n, s] = q if cells[q] == P.EMPTY and _is_straight_four_point(cells, q, d, dirs) else -1
-        n += 1
-    cells[p] = P.EMPTY
+        n += _could_be_three(cells, p, dirs[k])
     return n
 
 
-@njit(cache=True)
+@kernel
+def _four_point(cells: np.ndarray, p: int, d: int, s: int, dirs: np.ndarray) -> int:
+    """With Black on ``p``: the point past Black's run through ``p`` along ``-d`` (``s`` 0) or
+    ``d`` (``s`` 1) when it is empty and makes a straight four there, else -1."""
+    step = -d if s == 0 else d
+    q = p + step
+    while cells[q] == P.BLACK:
+        q += step
+    return q if cells[q] == P.EMPTY and _is_straight_four_point(cells, q, d, dirs) else -1
+
+
+# The recursion of Renju's three rule, one level a function (numba's cache cannot hold a
+# recursive kernel that other kernels call): a line through ``p`` that may be a three is a
+# real three when one of its straight-four points is not itself forbidden, as the next level
+# judges it; two real threes make a double-three.  Each level restores ``cells``.
+
+
+@kernel
 def _forbidden_last(cells: np.ndarray, p: int, dirs: np.ndarray) -> int:
-    """The deepest level of the recursion: a three's straight-four point counts as allowed
-    unless it is an overline or a double-four (no position met in play needs more)."""
+    """The deepest level: a three's straight-four point counts as allowed unless it is an
+    overline or a double-four (no position met in play needs more)."""
     k = _simple_foul(cells, p, dirs)
     if k != _NONE:
         return max(k, 0)
-    qs = np.full((4, 2), -1, dtype=np.int64)
-    n = _three_points(cells, p, dirs, qs)
-    if n < 2:
+    if _three_lines(cells, p, dirs) < 2:
         return _NONE
     cells[p] = P.BLACK
     threes = 0
-    for i in range(n):
-        for s in range(2):
-            if qs[i, s] >= 0 and max(_simple_foul(cells, qs[i, s], dirs), 0) == _NONE:
-                threes += 1
-                break
+    for i in range(4):
+        d = dirs[i]
+        cells[p] = P.EMPTY
+        could = _could_be_three(cells, p, d)
+        cells[p] = P.BLACK
+        if could:
+            for s in range(2):
+                q = _four_point(cells, p, d, s, dirs)
+                if q >= 0 and max(_simple_foul(cells, q, dirs), 0) == _NONE:
+                    threes += 1
+                    break
     cells[p] = P.EMPTY
     return _DOUBLE_THREE if threes >= 2 else _NONE
 
 
-@njit(cache=True)
+@kernel
 def _forbidden3(cells: np.ndarray, p: int, dirs: np.ndarray) -> int:
     k = _simple_foul(cells, p, dirs)
     if k != _NONE:
         return max(k, 0)
-    qs = np.full((4, 2), -1, dtype=np.int64)
-    n = _three_points(cells, p, dirs, qs)
-    if n < 2:
+    if _three_lines(cells, p, dirs) < 2:
         return _NONE
     cells[p] = P.BLACK
     threes = 0
-    for i in range(n):
-        for s in range(2):
-            if qs[i, s] >= 0 and _forbidden_last(cells, qs[i, s], dirs) == _NONE:
-                threes += 1
-                break
+    for i in range(4):
+        d = dirs[i]
+        cells[p] = P.EMPTY
+        could = _could_be_three(cells, p, d)
+        cells[p] = P.BLACK
+        if could:
+            for s in range(2):
+                q = _four_point(cells, p, d, s, dirs)
+                if q >= 0 and _forbidden_last(cells, q, dirs) == _NONE:
+                    threes += 1
+                    break
     cells[p] = P.EMPTY
     return _DOUBLE_THREE if threes >= 2 else _NONE
 
 
-@njit(cache=True)
+@kernel
 def _forbidden2(cells: np.ndarray, p: int, dirs: np.ndarray) -> int:
     k = _simple_foul(cells, p, dirs)
     if k != _NONE:
         return max(k, 0)
-    qs = np.full((4, 2), -1, dtype=np.int64)
-    n = _three_points(cells, p, dirs, qs)
-    if n < 2:
+    if _three_lines(cells, p, dirs) < 2:
         return _NONE
     cells[p] = P.BLACK
     threes = 0
-    for i in range(n):
-        for s in range(2):
-            if qs[i, s] >= 0 and _forbidden3(cells, qs[i, s], dirs) == _NONE:
-                threes += 1
-                break
+    for i in range(4):
+        d = dirs[i]
+        cells[p] = P.EMPTY
+        could = _could_be_three(cells, p, d)
+        cells[p] = P.BLACK
+        if could:
+            for s in range(2):
+                q = _four_point(cells, p, d, s, dirs)
+                if q >= 0 and _forbidden3(cells, q, dirs) == _NONE:
+                    threes += 1
+                    break
     cells[p] = P.EMPTY
     return _DOUBLE_THREE if threes >= 2 else _NONE
 
 
-@njit(cache=True)
+@kernel
 def forbidden(cells: np.ndarray, p: int, dirs: np.ndarray) -> int:
     """0, or the kind of foul a Black stone on empty ``p`` would be (1 overline,
     2 double-four, 3 double-three).  ``cells`` is scratch space, restored on return.
 
     A three is real when one of its straight-four points is itself not forbidden: that
     judgement recurses through :func:`_forbidden2`, :func:`_forbidden3` and
-    :func:`_forbidden_last` (four levels, written out because numba's cache cannot hold
-    a recursive kernel that other kernels call)."""
+    :func:`_forbidden_last` (four levels)."""
     k = _simple_foul(cells, p, dirs)
     if k != _NONE:
         return max(k, 0)
-    qs = np.full((4, 2), -1, dtype=np.int64)
-    n = _three_points(cells, p, dirs, qs)
-    if n < 2:
+    if _three_lines(cells, p, dirs) < 2:
         return _NONE
     cells[p] = P.BLACK
     threes = 0
-    for i in range(n):
-        for s in range(2):
-            if qs[i, s] >= 0 and _forbidden2(cells, qs[i, s], dirs) == _NONE:
-                threes += 1
-                break
+    for i in range(4):
+        d = dirs[i]
+        cells[p] = P.EMPTY
+        could = _could_be_three(cells, p, d)
+        cells[p] = P.BLACK
+        if could:
+            for s in range(2):
+                q = _four_point(cells, p, d, s, dirs)
+                if q >= 0 and _forbidden2(cells, q, dirs) == _NONE:
+                    threes += 1
+                    break
     cells[p] = P.EMPTY
     return _DOUBLE_THREE if threes >= 2 else _NONE
 
 
-@njit(cache=True)
+@kernel
 def is_foul(B: tuple, color: int, p: int) -> bool:  # type: ignore[type-arg]
     """Is ``p`` forbidden to ``color`` (only Black, only under Renju)?"""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
     if not renju or color != 1:
         return False
     # the patterns rule a foul out cheaply: without a four, a five-looking run or an
@@ -374,7 +409,7 @@ def is_foul(B: tuple, color: int, p: int) -> bool:  # type: ignore[type-arg]
 # -- threat-space search (VCF, VCT) ---------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def _insert(out: np.ndarray, keys: np.ndarray, n: int, limit: int, q: int, k: int) -> int:
     """Put point ``q`` with sort key ``k`` into ``out[:n]`` (kept in key order, a new point after
     its equals), dropping the last when ``limit`` are there (-1: no limit); returns the new count."""
@@ -392,7 +427,7 @@ def _insert(out: np.ndarray, keys: np.ndarray, n: int, limit: int, q: int, k: in
     return n + 1
 
 
-@njit(cache=True)
+@kernel
 def _tick(ctl: np.ndarray, deadline: float) -> bool:
     """Count a threat node; False (and the abort flag set) when the budget is spent."""
     ctl[TNODES] += 1
@@ -408,11 +443,11 @@ def _tick(ctl: np.ndarray, deadline: float) -> bool:
     return True
 
 
-@njit(cache=True)
+@kernel
 def _fives_after(B: tuple, c: int, m: int, out: np.ndarray) -> int:  # type: ignore[type-arg]
     """Colour index ``c``'s five points on the four lines through ``m`` (its stone just put,
     where it had none before), in board order, at most eight; returns how many."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
     n = 0
     for d in range(4):
         step = dirs[d]
@@ -428,7 +463,7 @@ def _fives_after(B: tuple, c: int, m: int, out: np.ndarray) -> int:  # type: ign
     return n
 
 
-@njit(cache=True)
+@kernel
 def _open_four_end(B: tuple, defender: int, fives: np.ndarray, nf: int, line: np.ndarray, at: int) -> None:  # type: ignore[type-arg]
     """Write the defender's block and the attacker's five against ``nf`` >= 2 five points:
     the block is one the defender may play, else 'any move' (-1)."""
@@ -441,13 +476,13 @@ def _open_four_end(B: tuple, defender: int, fives: np.ndarray, nf: int, line: np
     line[at + 1] = fives[0]
 
 
-@njit(cache=True)
+@kernel
 def _vcf_node(B: tuple, box: np.ndarray, me: int, depth: int, h: int, fail: np.ndarray,  # type: ignore[type-arg]
               row: np.ndarray, keys: np.ndarray) -> tuple[int, int, int, bool]:
     """One VCF node, ``me`` to move: (a five point of ours or -1, how many four points of ours
     went to ``row`` best first, the opponent's lone five point or -1, whether the node fails
     at once: no depth left, failed before at this depth, or two opponent five points)."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
     c = me - 1
     oc = 2 - me
     opp_fives = 0
@@ -476,7 +511,7 @@ def _vcf_node(B: tuple, box: np.ndarray, me: int, depth: int, h: int, fail: np.n
     return -1, n, opp_five, opp_fives >= 2
 
 
-@njit(cache=True)
+@kernel
 def vcf_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, depth: int,  # type: ignore[type-arg]
                ctl: np.ndarray, deadline: float, lines: np.ndarray, ply: int, fail: np.ndarray,
                saved: np.ndarray, mv: np.ndarray, ky: np.ndarray) -> int:
@@ -485,16 +520,18 @@ def vcf_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, de
 
     A depth-first search over an explicit stack (level ``L``: our four and the forced block
     after ``L`` pairs), not a recursion, so that the search's kernels can call it."""
+    stack = B[12]
+    depth = min(depth, STACK - 1)
     c = me - 1
     opp = 3 - me
     out = lines[ply]
-    count = np.zeros(depth + 1, dtype=np.int64)
-    index = np.zeros(depth + 1, dtype=np.int64)
-    hashes = np.zeros(depth + 1, dtype=np.int64)
-    lone = np.zeros(depth + 1, dtype=np.int64)
-    fours = np.zeros(depth + 1, dtype=np.int64)
-    blocks = np.zeros(depth + 1, dtype=np.int64)
-    fives = np.empty(8, dtype=np.int64)
+    count = stack[0]
+    index = stack[1]
+    hashes = stack[2]
+    lone = stack[3]
+    fours = stack[4]
+    blocks = stack[5]
+    fives = stack[6]
     level = 0
     entering = True
     found = 0
@@ -573,14 +610,14 @@ def vcf_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, de
     return found if ctl[ABORTED] == 0 else 0
 
 
-@njit(cache=True)
+@kernel
 def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, defending: bool,  # type: ignore[type-arg]
                depth: int, vcf_depth: int, ctl: np.ndarray, deadline: float, lines: np.ndarray, ply: int,
                vcf_fail: np.ndarray, vct_fail: np.ndarray, saved: np.ndarray, mv: np.ndarray, ky: np.ndarray) -> int:
     """``att``'s VCT of at most ``depth`` threats (fours or open threes), with a VCF of up to
     ``vcf_depth`` fours at every attacker node.  ``defending``: the defender is to move
     against the attacker's threats.  Returns the line's length (in ``lines[ply]``) or 0."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
     # the recursive calls pass these run-time booleans, not the constants: a constant would be
     # typed as a literal, giving the kernel two signatures that numba's cache cannot reload
     yes = ply >= 0
@@ -702,7 +739,7 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
         vct_fail[1, slot] = depth
         return 0
     # the defender to move against the attacker's threats
-    att_fives = np.empty(8, dtype=np.int64)
+    att_fives = stack[7]  # read only before this node recurses
     na = 0
     my_five = False
     att_threat = -1
@@ -790,12 +827,12 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
 # -- alpha-beta ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def _candidates(B: tuple, box: np.ndarray, me: int, limit: int, out: np.ndarray, keys: np.ndarray) -> int:  # type: ignore[type-arg]
     """The ``limit`` best empty points near stones (attack x5 + defence x4 + neighbours),
     ties in board order, as :meth:`Position.candidates` ranks them; Black's fouls
     dropped under renju after the cut.  Returns how many were written to ``out``."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
     opp = 2 - me
     c = me - 1
     n = 0
@@ -815,13 +852,13 @@ def _candidates(B: tuple, box: np.ndarray, me: int, limit: int, out: np.ndarray,
     return n
 
 
-@njit(cache=True)
+@kernel
 def _scan(B: tuple, box: np.ndarray, me: int, row: np.ndarray) -> tuple[bool, int, int, bool, bool, bool, int, int, int]:  # type: ignore[type-arg]
     """One pass over the box for the side ``me``: whether it has a five point, the opponent's
     five points (how many, the first), whether either side has an open four that is not a
     foul, whether any point is empty; the points where either side makes a four go to
     ``row`` (their count), and how many four points each side has."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
     opp = 3 - me
     c = me - 1
     oc = opp - 1
@@ -872,7 +909,7 @@ def _scan(B: tuple, box: np.ndarray, me: int, row: np.ndarray) -> tuple[bool, in
     return my_five, opp_fives, opp_five_point, my_open_four, opp_open_four, any_empty, nblock, my_fours, opp_fours
 
 
-@njit(cache=True)
+@kernel
 def _vcf_check(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, color: int, ctl: np.ndarray,  # type: ignore[type-arg]
                vctl: np.ndarray, deadline: float, lines: np.ndarray, ply: int, fail: np.ndarray, saved: np.ndarray,
                mv: np.ndarray, ky: np.ndarray, budget: int) -> int:
@@ -886,7 +923,7 @@ def _vcf_check(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, color: int,
     return 0 if vctl[ABORTED] != 0 else k
 
 
-@njit(cache=True)
+@kernel
 def _gen(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, width: int, prune: bool, depth: int,  # type: ignore[type-arg]
          opp_five_point: int, opp_open_four: bool, nblock: int, opp_fours: int, ctl: np.ndarray, vctl: np.ndarray,
          deadline: float, moves: np.ndarray, sortkeys: np.ndarray, saved: np.ndarray, lines: np.ndarray,
@@ -896,7 +933,7 @@ def _gen(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, width: i
     four points, best first; when searching with pruning, ``depth`` plies or more from the horizon,
     and the opponent has a VCF, the points of its line and our own fours; else the ``width`` best candidates.  Never a foul of ours.
     Returns the count and whether the opponent's VCF restricted them."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
     row = moves[ply]
     keys = sortkeys[ply]
     c = me - 1
@@ -940,7 +977,7 @@ def _gen(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, width: i
     return _candidates(B, box, me, width, row, keys), False
 
 
-@njit(cache=True)
+@kernel
 def _to_tt(score: int, ply: int) -> int:
     if score >= WIN - 1000:
         return score + ply
@@ -949,7 +986,7 @@ def _to_tt(score: int, ply: int) -> int:
     return score
 
 
-@njit(cache=True)
+@kernel
 def _from_tt(score: int, ply: int) -> int:
     if score >= WIN - 1000:
         return score - ply
@@ -958,12 +995,12 @@ def _from_tt(score: int, ply: int) -> int:
     return score
 
 
-@njit(cache=True)
+@kernel
 def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.ndarray, vctl: np.ndarray,  # type: ignore[type-arg]
              deadline: float, moves: np.ndarray, sortkeys: np.ndarray, saved: np.ndarray, pv: np.ndarray,
              pvlen: np.ndarray, lines: np.ndarray, vcf_fail: np.ndarray, opts: np.ndarray,
              turn: int, h: int, depth: int, alpha: int, beta: int, ply: int) -> int:
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
     tt_key, tt_score, tt_depth, tt_flag, tt_move, tt_age = tt
     ctl[NODES] += 1
     if ctl[NODES] > ctl[MAX_NODES]:
@@ -1095,7 +1132,7 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
     return best
 
 
-@njit(cache=True)
+@kernel
 def root_moves(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, width: int, ctl: np.ndarray,  # type: ignore[type-arg]
                 vctl: np.ndarray, moves: np.ndarray, sortkeys: np.ndarray, saved: np.ndarray, lines: np.ndarray,
                 vcf_fail: np.ndarray, opts: np.ndarray) -> int:

@@ -88,6 +88,7 @@ class Position:
         self._keys_buf = np.zeros(size, dtype=np.int64)
         self.renju = rule == "renju"
         self.double_fours = line_double_fours()
+        self.stack = np.zeros((8, K.STACK), dtype=np.int64)  # the kernels' scratch rows
 
     @classmethod
     def from_board(cls, board: BaseBoard) -> Position:

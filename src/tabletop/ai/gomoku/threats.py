@@ -19,8 +19,9 @@ Black stones are never fouls, and Black as defender never blocks on a foul
 
 The kernels put and take back stones on the position's arrays (every stone they
 put they take back, also when the budget runs out) and remember failed
-positions in small hash tables (always replaced) kept by one :class:`ThreatSolver`,
-so a deepening series of calls reuses them.  The search of
+positions in small hash tables (always replaced, shared by the thread's solvers, each
+solver's entries keyed with its own salt), so a deepening series of calls of one
+:class:`ThreatSolver` reuses them.  The search of
 :mod:`tabletop.ai.gomoku.search` calls the VCF kernel at its nodes.
 
 This module must not read the clock itself beyond the deadline it is given, nor
@@ -31,6 +32,7 @@ claiming a win (:func:`tabletop.ai.gomoku.engine.verified_win`).
 from __future__ import annotations
 
 import math
+import random
 import threading
 
 import numpy as np
@@ -61,7 +63,12 @@ def new_fail_table(entries: int = FAIL_ENTRIES) -> np.ndarray:
 
 
 class ThreatSolver:
-    """VCF/VCT over one position; ``nodes`` counts the moves tried (over all calls)."""
+    """VCF/VCT over one position; ``nodes`` counts the moves tried (over all calls).
+
+    The failure tables and scratch rows are the thread's, shared by its solvers: each solver
+    salts the hashes it hands the kernels with its own random bits, so another solver's
+    entries never match its own (making and clearing tables per solver cost more than a
+    small solve)."""
 
     def __init__(self, pos: Position, max_nodes: int = 200_000, deadline: float | None = None) -> None:
         self.pos = pos
@@ -69,28 +76,34 @@ class ThreatSolver:
         self.deadline = deadline
         self.nodes = 0
         self.aborted = False  # the last call ran out of nodes or time
-        self._vcf_fail: np.ndarray | None = None
-        self._vct_fail: np.ndarray | None = None
+        self._salt = random.getrandbits(63)
 
     def _buffers(self, plies: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        # scratch rows, reused by every solver of this thread (the kernels overwrite what they read)
+        # scratch rows for each board size, reused by every solver of this thread (the kernels
+        # overwrite what they read)
         size = self.pos.cells.shape[0]
-        have = getattr(_scratch, "buffers", None)
-        if have is None or have[2].shape[0] < plies or have[2].shape[1] != size:
+        per_size: dict[int, tuple[np.ndarray, ...]] | None = getattr(_scratch, "buffers", None)
+        if per_size is None:
+            per_size = _scratch.buffers = {}
+        have = per_size.get(size)
+        if have is None or have[2].shape[0] < plies:
             have = (np.zeros((plies, LINE), dtype=np.int32), np.zeros((plies, SAVED), dtype=np.int64),
                     np.zeros((plies, size), dtype=np.int32), np.zeros((plies, size), dtype=np.int64))
-            _scratch.buffers = have
-        return have
+            per_size[size] = have
+        return have[0], have[1], have[2], have[3]
 
     def _ctl(self) -> np.ndarray:
         # the kernels count in TNODES and stop past MAX_NODES; the count carries over calls
         return np.array([0, self.max_nodes, 0, self.nodes], dtype=np.int64)
 
     def _tables(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._vcf_fail is None or self._vct_fail is None:
-            self._vcf_fail = new_fail_table()
-            self._vct_fail = new_fail_table()
-        return self._vcf_fail, self._vct_fail
+        tables: tuple[np.ndarray, np.ndarray] | None = getattr(_scratch, "fail", None)
+        if tables is None:
+            tables = _scratch.fail = (new_fail_table(), new_fail_table())
+        return tables
+
+    def _hash(self) -> int:
+        return signed(self.pos.hash) ^ self._salt
 
     def _read(self, lines: np.ndarray, k: int) -> list[int] | None:
         return [int(x) for x in lines[0, :k]] if k > 0 else None
@@ -105,7 +118,7 @@ class ThreatSolver:
         vcf_fail, _ = self._tables()
         box = initial_box(pos.near, pos.stride)
         deadline = self.deadline if self.deadline is not None else math.inf
-        k = vcf_kernel(board_tuple(pos), box, keys_array(pos.cells.shape[0]), signed(pos.hash), pos.turn, depth,
+        k = vcf_kernel(board_tuple(pos), box, keys_array(pos.cells.shape[0]), self._hash(), pos.turn, depth,
                        ctl, deadline, lines, 0, vcf_fail, saved, mv, ky)
         self.nodes = int(ctl[TNODES])
         self.aborted = bool(ctl[ABORTED])
@@ -121,7 +134,7 @@ class ThreatSolver:
         vcf_fail, vct_fail = self._tables()
         box = initial_box(pos.near, pos.stride)
         deadline = self.deadline if self.deadline is not None else math.inf
-        k = vct_kernel(board_tuple(pos), box, keys_array(pos.cells.shape[0]), signed(pos.hash), pos.turn, False,
+        k = vct_kernel(board_tuple(pos), box, keys_array(pos.cells.shape[0]), self._hash(), pos.turn, False,
                        depth, vcf_depth, ctl, deadline, lines, 0, vcf_fail, vct_fail, saved, mv, ky)
         self.nodes = int(ctl[TNODES])
         self.aborted = bool(ctl[ABORTED])
