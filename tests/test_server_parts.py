@@ -267,13 +267,14 @@ def test_any_failure_while_answering_a_frame_is_an_error_frame_and_the_socket_st
     from fastapi.testclient import TestClient
 
     from tabletop.server.app import create_app
-    from tabletop.server.rooms import Room
+    from tabletop.server.room import Room
+    from tabletop.server.routers.socket import Connection
     from tabletop.server.settings import Settings
 
-    async def broken_hint(self: Room, seconds: float = 1.0) -> dict[str, Any]:
+    async def broken_hint(self: Connection, room: Room, seconds: float = 1.0) -> dict[str, Any]:
         raise RuntimeError("the analysis process died")
 
-    monkeypatch.setattr(Room, "hint", broken_hint)
+    monkeypatch.setattr(Connection, "_hint", broken_hint)
     with TestClient(create_app(Settings(workers=1))) as client:
         created = client.post("/api/rooms", json={"game": "tictactoe", "mode": "local"}).json()
         with client.websocket_connect(f"/api/rooms/{created['room']}/ws") as ws:

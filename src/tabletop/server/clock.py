@@ -1,20 +1,51 @@
-"""A room's flag timer: the running clock's time running out is a change of the room.
+"""A room's time: the clock source of its Match, the clock settings of its record,
+and the flag timer (the running clock's time running out is a change of the room).
 
 A flag falls on the next action, and also when nobody acts: :class:`FlagTimer`
-wakes the room at the moment the side to move runs out of time.  It only
-schedules; the room checks the clock under its lock (``check_time``).
+wakes the room at the moment the side to move runs out of time, and the room
+checks the clock under its lock (``check_time``).  :class:`RoomTime` lets an
+action be applied, or replayed from the store, at exactly its stored time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from tabletop.match import Clock
+from tabletop.match import Clock, ClockSettings
 
-__all__ = ["FlagTimer"]
+if TYPE_CHECKING:
+    from tabletop.server.room import Room
+
+__all__ = ["FlagTimer", "RoomTime", "clock_settings"]
 
 MARGIN = 0.005  # seconds after the flag time, so the check finds the time gone
+
+
+class RoomTime:
+    """The clock source of a room's Match: wall time, or a fixed time while an
+    action is applied or replayed (so the stored time is exactly the one used)."""
+
+    def __init__(self) -> None:
+        self.fixed: float | None = None
+
+    def __call__(self) -> float:
+        return time.time() if self.fixed is None else self.fixed
+
+
+def clock_settings(stored: dict[str, Any] | None) -> ClockSettings | None:
+    """The Match's clock for a room record's ``clock`` (``initial``/``increment``
+    seconds, or ``days`` per move); ``None`` for a game without a clock."""
+    if stored is None:
+        return None
+    days = stored.get("days")
+    return ClockSettings(
+        initial=float(stored.get("initial", 300.0)),
+        increment=float(stored.get("increment", 0.0)),
+        per_move=None if days is None else float(days) * 86400.0,
+    )
 
 
 class FlagTimer:
@@ -34,7 +65,23 @@ class FlagTimer:
         left = clock.left(clock.running)
         self._handle = asyncio.get_running_loop().call_later(max(0.0, left) + MARGIN, on_flag)
 
+    def watch(self, room: Room) -> None:
+        """Arm for ``room``'s clock as it is now: at the flag time the room checks it."""
+        m = room.match
+
+        def flag_time() -> None:
+            room.hub.spawn(_check_time(room))
+
+        self.arm(m.clock, not m.is_over() and not room.closed, flag_time)
+
     def cancel(self) -> None:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
+
+
+async def _check_time(room: Room) -> None:
+    """The flag time came: the room records the fall (or, if a move came first, waits on)."""
+    async with room.lock:
+        await room.change("check_time", None, None)
+        room.after_change()

@@ -3,15 +3,23 @@
 In an online room between two people the first request is an offer and the
 other player's request accepts it; otherwise (a local room, a computer seat, a
 client holding both seats) the first request starts the rematch.  This module
-decides that and shapes the new room's records; the room stores and announces.
+decides that, shapes the new room's records and announces the offer or the new
+room; the hub stores it.
 """
 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from tabletop.games.core import Color
+from tabletop.server.bus import Broadcast, frame
+from tabletop.server.errors import RoomError
+from tabletop.server.seats import Client
 from tabletop.server.store import RoomRecord, SeatRecord
+
+if TYPE_CHECKING:
+    from tabletop.server.room import Room
 
 __all__ = ["RematchOffer", "rematch_records"]
 
@@ -29,6 +37,27 @@ class RematchOffer:
             self.offered_by = color
             return True
         return False
+
+    async def request(self, room: Room, client: Client) -> None:
+        """``client`` asks for a rematch of ``room``'s finished game: announce the
+        offer, or create the rematch room and announce it."""
+        color = room.speaker(client)
+        async with room.lock:
+            if not room.match.is_over():
+                raise RoomError("game_not_over", "a rematch can be offered once the game is over")
+            if room.record.rematch is not None:
+                raise RoomError("rematch_exists", "the rematch has already started")
+            humans = room.seats.humans()
+            needs_answer = room.record.mode == "online" and len(humans) == 2 and not client.colors >= set(humans)
+            bus = room.hub.bus
+            if self.offer(color, needs_answer=needs_answer):
+                offered = frame("event", event={"kind": "rematch_offered", "color": color.label})
+                await bus.publish(room.id, Broadcast("rematch_offered", [offered]))
+                return
+            new = await room.hub.create_rematch(room)
+            room.record.rematch = new.id
+            started = frame("event", event={"kind": "rematch_started", "room": new.id})
+            await bus.publish(room.id, Broadcast("rematch_started", [started]))
 
 
 def rematch_records(

@@ -1,23 +1,24 @@
 """A room: a :class:`~tabletop.match.Match` with seats, sockets, storage and a clock timer.
 
-A :class:`Room` turns client requests into Match calls.  Every request that
-changes a room runs under the room's lock as: apply to the Match (which
-refuses bad requests and changes nothing) -> append the action to the store
-and wait for the commit -> ack the sender -> publish the new events on the bus.
-A room is built from what is stored by replaying its actions at their stored
-times, so versions, events and clocks come back exactly; the running clock
-resumes from the stored time.
+A :class:`Room` coordinates: it turns client requests into Match calls, and
+every request that changes the room runs under the room's lock as: apply to
+the Match (which refuses bad requests and changes nothing) -> append the
+action to the store and wait for the commit -> ack the sender -> publish the
+new events on the bus.  A room is built from what is stored by replaying its
+actions at their stored times, so versions, events and clocks come back
+exactly; the running clock resumes from the stored time.
 
-The parts, each in its own module: the seats and the tokens that open them
-(:mod:`.seats`), the flag timer (:mod:`.clock`), computer seats
-(:mod:`.thinking`) and rematches (:mod:`.rematch`).  Turn logic lives in Match
-only; sockets and HTTP live in :mod:`.routers`.
+The parts, each in its own module: the seats, the tokens that open them and
+the connections in the room (:mod:`.seats`), the room's time and flag timer
+(:mod:`.clock`), computer seats (:mod:`.thinking`), rematches
+(:mod:`.rematch`) and catching up with other server processes
+(:mod:`.catchup`).  Turn logic lives in Match only; sockets and HTTP live in
+:mod:`.routers`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -25,16 +26,16 @@ from typing import TYPE_CHECKING, Any
 
 from tabletop.games import new_board
 from tabletop.games.core import BLACK, Color
-from tabletop.match import ClockSettings, Event, Match, MatchError
+from tabletop.match import Event, Match, MatchError
 from tabletop.server.bus import Broadcast, frame
-from tabletop.server.clock import FlagTimer
+from tabletop.server.catchup import CatchUp, send_missed
+from tabletop.server.clock import FlagTimer, RoomTime, clock_settings
 from tabletop.server.errors import RoomError
 from tabletop.server.rematch import RematchOffer
 from tabletop.server.results import result_call
 from tabletop.server.seats import COLORS, Client, Seats
 from tabletop.server.store import ActionRecord, RoomRecord, StoreConflict, StoredRoom
 from tabletop.server.thinking import ComputerTurn
-from tabletop.server.workers import analyse_job
 
 if TYPE_CHECKING:
     from tabletop.server.rooms import RoomHub
@@ -42,17 +43,6 @@ if TYPE_CHECKING:
 __all__ = ["Room", "RoomError"]
 
 log = logging.getLogger("tabletop.server")
-
-
-class RoomTime:
-    """The clock source of a room's Match: wall time, or a fixed time while an
-    action is applied or replayed (so the stored time is exactly the one used)."""
-
-    def __init__(self) -> None:
-        self.fixed: float | None = None
-
-    def __call__(self) -> float:
-        return time.time() if self.fixed is None else self.fixed
 
 
 class Room:
@@ -66,9 +56,8 @@ class Room:
         self.computer = ComputerTurn()
         self.flag = FlagTimer()
         self.rematch_offer = RematchOffer()
-        self.unsubscribe: dict[Client, Callable[[], None]] = {}
+        self.catch_up = CatchUp()
         self.closed = False
-        self.reloading = False
         self.stop_listening: Callable[[], None] = lambda: None  # the bus subscription of a shared room
         self._restore(stored)
 
@@ -82,7 +71,7 @@ class Room:
         clients keep their sockets (their tokens follow the seats)."""
         if self.seats.swapped:
             self.seats.swap()  # the clients' tokens back to the stored rows' colours: the replay swaps again
-        self.seats = Seats(stored.seats, self.seats.clients)
+        self.seats = Seats(stored.seats, self.seats)
         self.record: RoomRecord = stored.room
         self.time = RoomTime()
         self.match = _new_match(stored.room, self.time)
@@ -110,31 +99,16 @@ class Room:
         elif event.kind == "colors_chosen" and event.data.get("swapped"):
             self.seats.swap()
 
-    def on_broadcast(self, broadcast: Broadcast) -> None:
-        """Bus handler of a room shared with other server processes: a change this
-        process has not made (a newer version, a seat taken elsewhere) is reloaded."""
-        newer = broadcast.kind == "seat_joined" or (
-            broadcast.version is not None and broadcast.version > self.match.version
-        )
-        if newer and not self.reloading:
-            self.reloading = True
-            self.hub.spawn(self._catch_up())
-
-    async def _catch_up(self) -> None:
-        try:
-            async with self.lock:
-                await self.reload()
-        finally:
-            self.reloading = False
-
     async def reload(self) -> None:
         """Rebuild from what is committed (after a failed write, or when another
-        server process changed the room); sockets and timers stay."""
+        server process changed the room), lock held; sockets and timers stay, and
+        each socket is sent the events it has not had."""
         stored = await self.hub.store.load(self.id)
         if stored is None:
             return
         self.match.unsubscribe_all()
         self._restore(stored)
+        send_missed(self)
         self.after_change()
 
     def release(self) -> None:
@@ -183,9 +157,13 @@ class Room:
     # -- connections ----------------------------------------------------------------------------------
     async def greet(self, client: Client, tokens: list[str], since: int | None) -> list[str]:
         """Seat the client by its tokens (returns the bad ones), then send state or
-        the missed events, and subscribe it to the room's live events."""
-        bad = self.seats.admit(client, tokens)
+        the missed events, and subscribe it to the room's live events.  A room
+        shared with other server processes is read from the store first: this
+        process's copy may be behind (a seat taken, a move committed elsewhere)."""
         async with self.lock:
+            if self.hub.shared:
+                await self.reload()
+            bad = self.seats.admit(client, tokens)
             m = self.match
             missed = None if since is None else m.version - since
             if missed is not None and 0 <= missed <= self.hub.replay_limit:
@@ -193,23 +171,17 @@ class Room:
                     client.send(self.event_frame(event))
             else:
                 client.send(frame("state", you=sorted(c.label for c in client.colors), **self.state()))
+            client.version = m.version
             client.greeted = True
-            self.seats.clients.add(client)
-            self.unsubscribe[client] = self.hub.bus.subscribe(self.id, client.deliver)
-        await self.presence()
+            self.seats.enter(client, self.hub.bus.subscribe(self.id, client.deliver))
+        await self.hub.bus.publish(self.id, Broadcast("watchers", [self.seats.presence_frame()]))
         return bad
 
     async def leave(self, client: Client) -> None:
-        if client not in self.seats.clients:
+        if not self.seats.leave(client):
             return
-        self.seats.clients.discard(client)
-        self.unsubscribe.pop(client, lambda: None)()
-        await self.presence()
+        await self.hub.bus.publish(self.id, Broadcast("watchers", [self.seats.presence_frame()]))
         self.hub.release(self)
-
-    async def presence(self) -> None:
-        watchers = frame("watchers", count=self.seats.watchers(), seats=self.seats.presence())
-        await self.hub.bus.publish(self.id, Broadcast("watchers", [watchers]))
 
     # -- requests ------------------------------------------------------------------------------------------
     def acting(self) -> Color:
@@ -229,42 +201,46 @@ class Room:
             if seq is not None and seq <= self.seats[color.label].last_seq:
                 client.send(frame("ack", seq=seq, duplicate=True))
                 return
-            await self._change("play", color, text, seq=seq, client=client)
+            await self.change("play", color, text, seq=seq, client=client)
 
-    async def request(self, client: Client, kind: str, accept: bool | None = None) -> None:
-        """undo, redo, takeback, draw, resign (takeback/draw with ``accept``: an answer)."""
+    async def request(self, client: Client, kind: str, arg: bool | str | None = None) -> None:
+        """undo, redo, takeback, draw, resign (takeback/draw with ``arg``: an answer),
+        choose (``arg``: the opening's colour choice, swap and swap2)."""
         async with self.lock:
             m = self.match
             if kind in ("undo", "redo", "resign"):
-                await self._change(kind, self.speaker(client, to_move=True), None)
+                await self.change(kind, self.speaker(client, to_move=True), None)
+            elif kind == "choose":
+                await self.change(kind, self.speaker(client, to_move=True), arg)
             elif kind in ("takeback", "draw"):
-                if accept is None:
-                    await self._change(kind, self.speaker(client), None)
+                if arg is None:
+                    await self.change(kind, self.speaker(client), None)
                 else:
                     asker = m.takeback_from if kind == "takeback" else m.draw_from
-                    await self._change(f"{kind}_answer", self.speaker(client, answering=asker), accept)
+                    await self.change(f"{kind}_answer", self.speaker(client, answering=asker), arg)
             else:
                 raise RoomError("bad_frame", f"unknown request {kind!r}")
-
-    async def choose(self, client: Client, choice: str) -> None:
-        """The opening's colour choice (swap, swap2)."""
-        async with self.lock:
-            await self._change("choose", self.speaker(client, to_move=True), choice)
 
     async def begin(self) -> None:
         """Start the game, and its clock, if no move has started it yet (the opponent has joined)."""
         async with self.lock:
             if not self.match.started and not self.closed:
-                await self._change("start", None, None)
+                await self.change("start", None, None)
 
-    async def play_computer(self, color: Color, move: str, version: int) -> None:
-        """A computer seat's move, searched at ``version`` (dropped if the room moved on)."""
+    async def act_computer(self, color: Color, actions: list[tuple[str, str]], version: int) -> None:
+        """A computer seat's actions (``("play", move)``, or an opening step: a
+        ``("choose", choice)`` and stones), decided at ``version``: dropped if the room
+        moved on meanwhile.  Each is stored on its own; a refused one ends them."""
         async with self.lock:
-            if self.match.version == version and not self.closed:
-                with contextlib.suppress(RoomError):
-                    await self._change("play", color, move)
+            if self.match.version != version or self.closed:
+                return
+            for kind, arg in actions:
+                try:
+                    await self.change(kind, color, arg)
+                except RoomError:
+                    return
 
-    async def _change(
+    async def change(
         self,
         kind: str,
         color: Color | None,
@@ -273,7 +249,7 @@ class Room:
         seq: int | None = None,
         client: Client | None = None,
     ) -> None:
-        """Apply one action (lock held), store it, ack, publish.  Refusals change nothing."""
+        """Apply one action (the lock held), store it, ack, publish.  Refusals change nothing."""
         m = self.match
         before = m.version
         at = time.time()
@@ -319,63 +295,19 @@ class Room:
             self.seats[action.color].last_seq = seq
 
     def after_change(self) -> None:
-        self.flag.arm(self.match.clock, not self.match.is_over() and not self.closed, self._flag_fell)
+        """Re-arm the flag timer and let a computer seat think, for the room as it is now."""
+        self.flag.watch(self)
         self.computer.schedule(self)
-
-    def _flag_fell(self) -> None:
-        self.hub.spawn(self._flag())
-
-    async def _flag(self) -> None:
-        async with self.lock:
-            await self._change("check_time", None, None)
-            self.after_change()
-
-    # -- analysis and rematch ---------------------------------------------------------------------------------------
-    async def hint(self, seconds: float = 1.0) -> dict[str, Any]:
-        r = self.record
-        moves = [str(x) for x in self.match.board.move_stack]
-        result: dict[str, Any] = await self.hub.pool.run(
-            analyse_job, r.game, r.options, r.position, moves, seconds
-        )
-        return result
-
-    async def rematch(self, client: Client) -> None:
-        color = self.speaker(client)
-        async with self.lock:
-            if not self.match.is_over():
-                raise RoomError("game_not_over", "a rematch can be offered once the game is over")
-            if self.record.rematch is not None:
-                raise RoomError("rematch_exists", "the rematch has already started")
-            humans = self.seats.humans()
-            needs_answer = (
-                self.record.mode == "online" and len(humans) == 2 and not client.colors >= set(humans)
-            )
-            if self.rematch_offer.offer(color, needs_answer=needs_answer):
-                offered = frame("event", event={"kind": "rematch_offered", "color": color.label})
-                await self.hub.bus.publish(self.id, Broadcast("rematch_offered", [offered]))
-                return
-            new = await self.hub.create_rematch(self)
-            self.record.rematch = new.id
-            started = frame("event", event={"kind": "rematch_started", "room": new.id})
-            await self.hub.bus.publish(self.id, Broadcast("rematch_started", [started]))
 
 
 def _new_match(record: RoomRecord, now: RoomTime) -> Match:
     board = new_board(record.game, record.options, record.position)
     seats = {COLORS[label]: kind for label, kind in record.seats.items()}
-    clock = None
-    if record.clock is not None:
-        days = record.clock.get("days")
-        clock = ClockSettings(
-            initial=float(record.clock.get("initial", 300.0)),
-            increment=float(record.clock.get("increment", 0.0)),
-            per_move=None if days is None else float(days) * 86400.0,
-        )
     opening = record.options.get("opening")
     return Match(
         board,
         seats,
-        clock=clock,
+        clock=clock_settings(record.clock),
         local=record.mode == "local",
         now=now,
         opening=str(opening) if opening else None,

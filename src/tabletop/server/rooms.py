@@ -3,7 +3,7 @@
 A room is loaded from the store on first use and stays in memory while anyone
 watches it or its game goes on; a finished room nobody watches is released and
 loads again on demand.  Rooms shared with other server processes (a Redis bus)
-listen to the bus for changes made elsewhere (:meth:`.room.Room.on_broadcast`).
+listen to the bus for changes made elsewhere (:mod:`.catchup`).
 
 What a room does is in :mod:`.room` and its parts; this module only keeps the
 set of rooms and makes new ones.
@@ -17,6 +17,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Coroutine, Sequence
+from functools import partial
 from typing import Any
 
 from tabletop.match import MatchError
@@ -97,7 +98,7 @@ class RoomHub:
     def _keep(self, room: Room) -> Room:
         self.rooms[room.id] = room
         if self.shared:
-            room.stop_listening = self.bus.subscribe(room.id, room.on_broadcast)
+            room.stop_listening = self.bus.subscribe(room.id, partial(room.catch_up.on_broadcast, room))
         room.after_change()
         return room
 

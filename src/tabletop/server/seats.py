@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tabletop.games.core import BLACK, WHITE, Color
-from tabletop.server.bus import Broadcast
+from tabletop.server.bus import Broadcast, frame
 from tabletop.server.errors import RoomError
 from tabletop.server.store import SeatRecord
 
@@ -45,8 +45,10 @@ def hash_secret(secret: str) -> str:
 
 
 class Client:
-    """One connection's view of a room: the seats its tokens open, and ``send``,
-    which queues a frame (or a broadcast) for its socket."""
+    """One connection's view of a room: the seats its tokens open, ``send``, which
+    queues a frame (or a broadcast) for its socket, and ``version``, the newest
+    event of the room's log it has been sent (so that each event reaches it once
+    and in order, whichever way it comes: the bus, or a catch-up from the store)."""
 
     def __init__(
         self, send: Callable[[Outgoing], None], on_rematch: Callable[[str], None] | None = None
@@ -57,14 +59,20 @@ class Client:
         self.on_rematch = on_rematch
         self.tokens: dict[Color, str] = {}
         self.greeted = False
+        self.version = 0
 
     @property
     def colors(self) -> set[Color]:
         return set(self.tokens)
 
     def deliver(self, broadcast: Broadcast) -> None:
-        """A room's broadcast, as this client must see it: a rematch notice carries
-        the client's own tokens for the new room (colours swapped)."""
+        """A room's broadcast, as this client must see it: events it already has are
+        left out, events after a gap wait for the room's catch-up (:mod:`.catchup`),
+        and a rematch notice carries the client's own tokens for the new room
+        (colours swapped)."""
+        if broadcast.version is not None:
+            self.send_events(broadcast)
+            return
         if broadcast.kind != "rematch_started" or not (self.tokens or self.on_rematch is not None):
             self.send(broadcast)
             return
@@ -78,12 +86,31 @@ class Client:
             self.on_rematch(str(event["room"]))
 
 
+    def send_events(self, broadcast: Broadcast) -> None:
+        """Send the events of ``broadcast`` this client has not had, if they follow on
+        from its :attr:`version` (events are never sent out of order)."""
+        newest = broadcast.version
+        if newest is None or newest <= self.version:
+            return
+        first = broadcast.frames[0]["version"]
+        if first > self.version + 1:
+            return  # events in between are missing: the catch-up sends them all in order
+        if first <= self.version:
+            fresh = [f for f in broadcast.frames if f["version"] > self.version]
+            broadcast = Broadcast(broadcast.kind, fresh, newest)
+        self.version = newest
+        self.send(broadcast)
+
+
 class Seats:
     """Both seats of one room (stored rows by colour) and the clients in the room."""
 
-    def __init__(self, rows: dict[str, SeatRecord], clients: set[Client] | None = None) -> None:
+    def __init__(self, rows: dict[str, SeatRecord], previous: Seats | None = None) -> None:
+        """The seats of ``rows``; ``previous``: the seats of the same room before it was
+        rebuilt from the store, whose clients stay."""
         self.rows = rows  # by the colour each seat plays now
-        self.clients: set[Client] = set() if clients is None else clients
+        self.clients: set[Client] = set() if previous is None else previous.clients
+        self._unsubscribe: dict[Client, Callable[[], None]] = {} if previous is None else previous._unsubscribe
         self.swapped = False
 
     def __getitem__(self, label: str) -> SeatRecord:
@@ -121,6 +148,23 @@ class Seats:
             else:
                 client.tokens[color] = token
         return bad
+
+    def enter(self, client: Client, unsubscribe: Callable[[], None]) -> None:
+        """``client`` is in the room; ``unsubscribe`` ends its subscription to the room's broadcasts."""
+        self.clients.add(client)
+        self._unsubscribe[client] = unsubscribe
+
+    def leave(self, client: Client) -> bool:
+        """``client`` left; False if it was not in the room."""
+        if client not in self.clients:
+            return False
+        self.clients.discard(client)
+        self._unsubscribe.pop(client, lambda: None)()
+        return True
+
+    def presence_frame(self) -> dict[str, Any]:
+        """Who is here: the number of watchers and, per seat, whether someone sits there."""
+        return frame("watchers", count=self.watchers(), seats=self.presence())
 
     def free(self) -> list[str]:
         """The people's seats nobody has taken yet."""

@@ -38,7 +38,7 @@ from tabletop.server.room import Room
 from tabletop.server.rooms import RoomHub
 from tabletop.server.seats import Client, Outgoing
 from tabletop.server.settings import Settings
-from tabletop.server.workers import AnalysisUnavailable
+from tabletop.server.workers import AnalysisUnavailable, analyse_job
 
 __all__ = ["BATCH_FRAMES", "MAX_QUEUED", "Connection", "router", "texts"]
 
@@ -227,20 +227,28 @@ class Connection:
         if isinstance(parsed, MoveFrame):
             await room.move(client, parsed.move, parsed.seq)
         elif isinstance(parsed, ChooseFrame):
-            await room.choose(client, parsed.choice)
+            await room.request(client, "choose", parsed.choice)
         elif isinstance(parsed, SimpleFrame) and parsed.type == "ping":
             client.send(frame("pong"))
         elif isinstance(parsed, SimpleFrame) and parsed.type == "hint":
             room.speaker(client)
-            try:
-                analysis = await room.hint()
-            except AnalysisUnavailable as exc:
-                raise RoomError("no_analysis", str(exc), 422) from None
-            client.send(frame("hint", analysis=analysis))
+            client.send(frame("hint", analysis=await self._hint(room)))
         elif isinstance(parsed, SimpleFrame) and parsed.type == "rematch":
-            await room.rematch(client)
+            await room.rematch_offer.request(room, client)
         else:
             await room.request(client, parsed.type, getattr(parsed, "accept", None))
+
+    async def _hint(self, room: Room, seconds: float = 1.0) -> dict[str, Any]:
+        """The engine's analysis of the room's position, searched in the process pool."""
+        r = room.record
+        moves = [str(x) for x in room.match.board.move_stack]
+        try:
+            result: dict[str, Any] = await self.hub.pool.run(
+                analyse_job, r.game, r.options, r.position, moves, seconds
+            )
+        except AnalysisUnavailable as exc:
+            raise RoomError("no_analysis", str(exc), 422) from None
+        return result
 
     async def _greet(self, room: Room, tokens: list[str], since: int | None) -> None:
         if await room.greet(self.client, tokens, since):
