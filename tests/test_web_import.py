@@ -62,8 +62,8 @@ def read_record(page: Page, base_url: str, text: str | None = None, upload: Path
 
 def open_for_review(page: Page) -> dict[str, Any]:
     page.get_by_role("button", name="Review the game").click()
-    page.wait_for_url(re.compile(r".*/play/[^/?]+$"))
-    wait_ready(page)
+    page.wait_for_url(re.compile(r".*/review/[^/?]+$"))
+    page.wait_for_function("() => window.tabletop && window.tabletop.room")
     return room(page)
 
 
@@ -94,7 +94,8 @@ def test_each_record_format_opens_for_review_with_its_moves(
     assert state["game"] == game
     assert state["moves"] == moves
     assert state["start_position"] == start
-    if moves:  # a whole game at one screen can be stepped through
+    if moves:  # the review page steps through the game
+        page.locator("body").click(position={"x": 5, "y": 5})
         page.keyboard.press("Home")
         page.wait_for_function("() => window.tabletop.view === 0")
 
@@ -169,9 +170,14 @@ def test_my_games_lists_the_games_of_this_browser_with_opponent_result_and_date(
         page.locator("#my-games").evaluate("(el) => el.scrollIntoView()")
         keep_shot(page, name)
     older.get_by_role("link", name=re.compile("^Review")).click()
-    page.wait_for_url(f"**/play/{done['room']}")
-    wait_ready(page)
+    page.wait_for_url(f"**/review/{done['room']}")
+    page.wait_for_function("() => window.tabletop && window.tabletop.room")
     assert room(page)["outcome"]["winner"] == "black"
+    page.go_back()
+    page.locator("#my-games-list li").nth(0).get_by_role("link", name=re.compile("^Resume")).click()
+    page.wait_for_url(f"**/play/{live}")
+    wait_ready(page)
+    assert room(page)["moves"][0] == "f5"
 
 
 COUNT_TONES = """

@@ -5,8 +5,10 @@
 // The server reads the record (POST /api/records/import) and, for a refused
 // one, names the line and the column; the page shows that message as it is.
 // Reviewing or playing on makes a room (POST /api/rooms) that starts from the
-// record's start position with its moves played; a room online waits for its
-// opponent and so starts from the chosen position itself.
+// record's start position with its moves played: the whole game opens on its
+// read-only review page (/review/ID, with the analysis), and stays in My games to
+// play on at one screen; a room online waits for its opponent and so starts from
+// the chosen position itself.
 
 import { $ } from "/web/dom.js";
 import { api, saveSeat } from "/web/net.js";
@@ -63,8 +65,7 @@ async function read(filename) {
 }
 
 function players(g) {
-  const black = g.tags.black || g.tags.PB;
-  const white = g.tags.white || g.tags.PW;
+  const { black, white } = g.tags;
   return black || white ? `${black || "?"} – ${white || "?"}` : "";
 }
 
@@ -137,7 +138,7 @@ async function open(review) {
   try {
     const created = await api("POST", "/api/rooms", body);
     saveSeat(created.room, { tokens: created.tokens || {}, invite: created.invite || null, seq: 0, mode: body.mode });
-    location.assign(`/play/${encodeURIComponent(created.room)}`);
+    location.assign(`/${review ? "review" : "play"}/${encodeURIComponent(created.room)}`);
   } catch (error) {
     $("import-error").textContent = `Could not open the game: ${error.message}`;
   }

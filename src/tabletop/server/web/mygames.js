@@ -1,6 +1,7 @@
 // "My games" on the start screen: the games this browser holds a seat in (the
 // seats net.js keeps in localStorage), newest first, each with its opponent,
-// its result or whose turn it is, and its date, opening to resume or review.
+// its result or whose turn it is, and its date: a game in progress opens to
+// resume (/play/ID), a finished one to its read-only review (/review/ID).
 //
 // The list is built from the seats alone: a room's id begins with its creation
 // time (see new_room_id on the server), and its state comes from GET
@@ -87,7 +88,7 @@ function item(id, colors, room) {
   const over = Boolean(room.outcome);
   const link = document.createElement("a");
   link.className = "button";
-  link.href = `/play/${encodeURIComponent(id)}`;
+  link.href = `/${over ? "review" : "play"}/${encodeURIComponent(id)}`;
   link.textContent = over ? "Review" : "Resume";
   const when = createdAt(id);
   const date = when ? when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";
