@@ -18,6 +18,8 @@ from tabletop.ai.gomoku.search import Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.games.mnk import gomoku
 
+REPEATS = 3  # each VCF solve is timed this many times, the fastest kept (as the main script does)
+
 
 def main() -> None:
     warm_up()
@@ -34,10 +36,12 @@ def main() -> None:
         else:
             nodes, rule, size, text = int(parts[1]), parts[2], int(parts[3]), parts[4].strip()
             pos = Position.from_board(gomoku(size, rule, position=text))
-            solver = ThreatSolver(pos, max_nodes=nodes)
-            started = time.perf_counter()
-            line = solver.vcf()
-            took = time.perf_counter() - started
+            took = float("inf")
+            for _ in range(REPEATS):  # the fastest of a few: one solve takes well under a time slice
+                solver = ThreatSolver(pos, max_nodes=nodes)
+                started = time.perf_counter()
+                line = solver.vcf()
+                took = min(took, time.perf_counter() - started)
             print(json.dumps({"nodes": solver.nodes, "seconds": took, "line": line}), flush=True)
 
 
