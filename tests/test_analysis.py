@@ -142,7 +142,7 @@ def test_a_running_analysis_is_cancelled_and_nothing_is_stored(database: Path) -
         state = _finished_room(server, "reversi")
         room = state["id"]
         assert server.http.post(f"/api/rooms/{room}/analysis").json()["status"] == "running"
-        cancelled = server.http.delete(f"/api/rooms/{room}/analysis")
+        cancelled = server.http.post(f"/api/rooms/{room}/analysis/cancel")
         assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
         assert cancelled.json()["done"] < len(state["moves"]) + 1
         time.sleep(1)

@@ -49,11 +49,12 @@ enabled = false
 include-operation-id = ["post_seek", "accept_seek", "collect_seat"]
 warnings = false
 
-# a room's record and joining need a room id that only the stateful phase's create_room makes; the
-# other phases draw ids at random (404 unknown_room, a documented answer), which schemathesis
-# reports as missing test data once the budget is shared with more operations; their checks still run
+# a room's record, joining and the analysis routes need a room id that only the stateful phase's
+# create_room makes; the other phases draw ids at random (404 unknown_room, a documented answer),
+# which schemathesis reports as missing test data once the budget is shared with more operations;
+# their checks still run
 [[operations]]
-include-operation-id = ["room_record", "join_room"]
+include-operation-id = ["room_record", "join_room", "room_analysis", "start_room_analysis", "cancel_room_analysis"]
 warnings = false
 
 # most generated text is no record (400 bad_record, a documented answer), which schemathesis

@@ -27,6 +27,8 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     context,
     page,
     page_errors,
+    play,
+    start_game,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
@@ -161,6 +163,20 @@ def test_a_tictactoe_analysis_draws_the_chance_to_win(page: Page, base_url: str)
     expect(page.locator("#graph .graph-label").first).to_have_text("X 100 %")
     page.locator("#move-list li[data-ply='1']").click()
     expect(page.locator("#analysis-ply")).to_contain_text("% to win")
+
+
+def test_a_game_at_one_screen_is_analysed_while_it_goes_on_and_the_analysis_lapses_with_a_new_move(
+    page: Page, base_url: str
+) -> None:
+    start_game(page, base_url, "tictactoe", "friend")
+    play(page, "b2")
+    play(page, "a1")
+    page.get_by_role("button", name="Analyse").click()
+    expect(page.locator("#graph svg.analysis-graph")).to_be_visible(timeout=60_000)
+    expect(page.locator("#analysis-note")).to_have_text("0 blunders, 0 mistakes, 0 inaccuracies")
+    play(page, "a2")  # a move past the analysed ones: its graph and marks no longer fit
+    expect(page.locator("#graph svg.analysis-graph")).to_have_count(0)
+    expect(page.get_by_role("button", name="Analyse")).to_be_visible()
 
 
 def test_an_unknown_review_says_so(page: Page, base_url: str) -> None:

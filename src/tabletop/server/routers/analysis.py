@@ -1,7 +1,7 @@
 """A room's game record and the engine's view of games: ``GET /api/rooms/{id}/record``,
 ``GET /api/rooms/{id}/evaluation``, ``POST /api/analyse`` (one position) and the analysis
 of a whole game, ``/api/rooms/{id}/analysis`` (POST starts it, GET reads its progress or
-result, DELETE cancels it; :mod:`tabletop.server.analyses` runs and stores it).
+result, ``POST .../analysis/cancel`` cancels it; :mod:`tabletop.server.analyses` runs and stores it).
 
 Searching runs in the server's process pool (:mod:`tabletop.server.workers`),
 never on the event loop; an engine that fails is a 503 with a code, never a
@@ -210,8 +210,8 @@ async def start_room_analysis(room: KnownRoom, hub: Hub, analyses: GameAnalyses)
     return (await analyses.start(hub, room)).view()
 
 
-@router.delete(
-    "/rooms/{room_id}/analysis",
+@router.post(
+    "/rooms/{room_id}/analysis/cancel",
     operation_id="cancel_room_analysis",
     response_model=GameAnalysisView,
     responses=_refusals(_404=NOT_FOUND, _422=BAD_SHAPE),

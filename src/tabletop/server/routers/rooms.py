@@ -31,6 +31,9 @@ ROOM_LINKS = {
         ("JoinRoom", "join_room"),
         ("RoomRecord", "room_record"),
         ("RoomEvaluation", "room_evaluation"),
+        ("RoomAnalysis", "room_analysis"),
+        ("StartRoomAnalysis", "start_room_analysis"),
+        ("CancelRoomAnalysis", "cancel_room_analysis"),
     )
 }
 

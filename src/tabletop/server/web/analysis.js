@@ -1,7 +1,7 @@
 // The analysis of a whole game (docs/analysis.md): the Analyse button, its progress and
 // Cancel, the graph of the engine's evaluation with each move's mark, the best move and
 // line at the ply shown, and the read-only review page /review/ID.  The server searches
-// (POST, GET, DELETE /api/rooms/ID/analysis); this module only asks, polls and draws.
+// (POST and GET /api/rooms/ID/analysis, POST .../cancel); this module only asks, polls and draws.
 
 import { $, say, showMissing } from "/web/dom.js";
 import { api, ApiError } from "/web/net.js";
@@ -76,7 +76,7 @@ async function start() {
 async function cancel() {
   clearTimeout(pollTimer);
   try {
-    adopt(await api("DELETE", url()));
+    adopt(await api("POST", `${url()}/cancel`));
     note("Analysis cancelled.");
   } catch (error) {
     note(error.message);
@@ -115,6 +115,11 @@ export function renderAnalysis() {
   if (running) note(`Analysing… ${a.done} of ${a.total} positions`);
   else if (a.status === "none" && !$("analysis-note").textContent) note("The engine has not analysed this game yet.");
   $("analysis-ply").textContent = shown ? plyWords(shown, shownPly()) : "";
+  if (!shown && $("graph").querySelector(".analysis-graph")) {
+    $("graph").textContent = ""; // the game moved on since: its analysis no longer fits
+    $("graph-box").hidden = true;
+    $("analysis-legend").textContent = "";
+  }
   if (shown) {
     const counts = {};
     for (const m of shown.moves) if (m.mark) counts[m.mark] = (counts[m.mark] || 0) + 1;
