@@ -220,6 +220,7 @@ function syncForm() {
   f.rated.disabled = !f["seek-clock"].value;
   if (!f["seek-clock"].value) f.rated.checked = false;
   $("play-now").disabled = !f["seek-clock"].value || Boolean(lobby.waiting);
+  $("play-now").title = f["seek-clock"].value ? "" : "Play now pairs by the rating of a clock: choose one";
 }
 
 async function postSeek(event) {
