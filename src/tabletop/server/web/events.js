@@ -85,6 +85,11 @@ function onEvent(event, version) {
   if (!room) return;
   if (typeof version === "number") {
     if (version <= room.version) return; // already part of the state we hold
+    if (typeof room.version === "number" && version > room.version + 1) {
+      // events in between never came: applying this one would skip them, the room's state has them all
+      refreshSoon();
+      return;
+    }
     room.version = version;
   }
   eventSound(event);
