@@ -258,10 +258,7 @@ class GomocupEngine:
             raise ValueError(f"START needs a board size, got {arg!r}") from None
         if not 5 <= n <= 26:
             raise ValueError(f"unsupported size {n} (5..26)")
-        self.size = (n, n)
-        self.board = self._new_board()
-        self._warm_up()
-        return ["OK"]
+        return self._start_board(n, n)
 
     def _cmd_rectstart(self, arg: str) -> list[str]:
         parts = arg.split(",")
@@ -271,7 +268,11 @@ class GomocupEngine:
             raise ValueError(f"RECTSTART needs W,H, got {arg!r}") from None
         if not (5 <= w <= 26 and 5 <= h <= 26):
             raise ValueError(f"unsupported size {w}x{h} (5..26 each side)")
-        self.size = (w, h)
+        return self._start_board(w, h)
+
+    def _start_board(self, width: int, height: int) -> list[str]:
+        """START and RECTSTART: a new empty board, the kernels loaded before the first move."""
+        self.size = (width, height)
         self.board = self._new_board()
         self._warm_up()
         return ["OK"]
@@ -535,21 +536,13 @@ class GomocupPlayer:
             seconds = limit.seconds
         self._running()
         variant = (board.width, board.height, board.rule)
-        now = time.monotonic()
         if self._variant != variant:
+            if board.rule not in RULE_BITS:
+                raise GomocupError(f"rule {board.rule!r} has no Gomocup number")
             if self._variant is not None:
                 self.close()
                 self._start()
-            try:
-                rule_bits = RULE_BITS[board.rule]
-            except KeyError:
-                raise GomocupError(f"rule {board.rule!r} has no Gomocup number") from None
-            self._send(f"INFO rule {rule_bits}")
-            start = f"START {board.width}" if board.width == board.height else f"RECTSTART {board.width},{board.height}"
-            self._send(start)
-            self._expect_ok(start.split()[0], now + self.start_seconds)
-            self._variant = variant
-            self._known = []
+            self._start_variant(variant)
         turn_ms = max(1, int(seconds * 1000))
         self._send(f"INFO timeout_turn {turn_ms}")
         self._send("INFO timeout_match 0")
@@ -585,6 +578,16 @@ class GomocupPlayer:
         self._known = [*stack, move]
         return move
 
+    def _start_variant(self, variant: tuple[int, int, str]) -> None:
+        """Tell a fresh engine the rule and the board size (START or RECTSTART) and wait for OK."""
+        width, height, rule = variant
+        self._send(f"INFO rule {RULE_BITS[rule]}")
+        start = f"START {width}" if width == height else f"RECTSTART {width},{height}"
+        self._send(start)
+        self._expect_ok(start.split()[0], time.monotonic() + self.start_seconds)
+        self._variant = variant
+        self._known = []
+
     def _restart(self, deadline: float) -> None:
         self._send("RESTART")
         reply = self._reply(deadline, "RESTART")
@@ -597,12 +600,7 @@ class GomocupPlayer:
             self.close()
             self._start()
             if variant is not None:
-                w, h, rule = variant
-                self._send(f"INFO rule {RULE_BITS[rule]}")
-                start = f"START {w}" if w == h else f"RECTSTART {w},{h}"
-                self._send(start)
-                self._expect_ok(start.split()[0], time.monotonic() + self.start_seconds)
-                self._variant = variant
+                self._start_variant(variant)
             return
         raise GomocupError(f"RESTART answered {reply!r}")
 
