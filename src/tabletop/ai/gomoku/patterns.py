@@ -90,6 +90,9 @@ def _four_level(w: np.ndarray, exact: bool) -> int:
     return NONE
 
 
+# _three_level and _classify are one step (a stone more makes an open or a closed pattern of
+# the level above) taken at two levels: written twice, as numba's cache crashes on a
+# self-recursive kernel.
 @njit(cache=True)
 def _three_level(w: np.ndarray, exact: bool) -> int:
     k = _four_level(w, exact)

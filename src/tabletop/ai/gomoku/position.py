@@ -16,7 +16,7 @@ import numpy as np
 
 from tabletop.ai.gomoku import kernels as K
 from tabletop.ai.gomoku import patterns as P
-from tabletop.games.core import BLACK, BaseBoard, Color, Move
+from tabletop.games.core import BLACK, BaseBoard, Move
 
 __all__ = ["Position", "keys_array", "rule_of", "signed", "tables", "zobrist_keys"]
 
@@ -180,6 +180,3 @@ class Position:
 
     def stone_count(self) -> int:
         return int(((self.cells == P.BLACK) | (self.cells == P.WHITE)).sum())
-
-    def color_of_turn(self) -> Color:
-        return Color.BLACK if self.turn == 1 else Color.WHITE

@@ -109,33 +109,32 @@ class ThreatSolver:
         return [int(x) for x in lines[0, :k]] if k > 0 else None
 
     def vcf(self, depth: int = 30) -> list[int] | None:
-        pos = self.pos
-        if self.nodes > self.max_nodes:
-            self.aborted = True
-            return None
-        lines, saved, mv, ky = self._buffers(2 * depth + 4)
-        ctl = self._ctl()
-        vcf_fail, _ = self._tables()
-        box = initial_box(pos.near, pos.stride)
-        deadline = self.deadline if self.deadline is not None else math.inf
-        k = vcf_kernel(board_tuple(pos), box, keys_array(pos.cells.shape[0]), self._hash(), pos.turn, depth,
-                       ctl, deadline, lines, 0, vcf_fail, saved, mv, ky)
-        self.nodes = int(ctl[TNODES])
-        self.aborted = bool(ctl[ABORTED])
-        return None if self.aborted else self._read(lines, k)
+        """The side to move's VCF of at most ``depth`` fours, or None."""
+        return self._solve(None, depth)
 
     def vct(self, depth: int = 8, vcf_depth: int = 20) -> list[int] | None:
+        """The side to move's VCT of at most ``depth`` threats (a VCF of up to ``vcf_depth``
+        fours tried at each attacker node), or None."""
+        return self._solve(depth, vcf_depth)
+
+    def _solve(self, vct_depth: int | None, vcf_depth: int) -> list[int] | None:
+        """The VCF kernel (``vct_depth`` None) or the VCT kernel on the position."""
         pos = self.pos
         if self.nodes > self.max_nodes:
             self.aborted = True
             return None
-        lines, saved, mv, ky = self._buffers(2 * depth + 2 * vcf_depth + 8)
+        plies = 2 * vcf_depth + 4 if vct_depth is None else 2 * vct_depth + 2 * vcf_depth + 8
+        lines, saved, mv, ky = self._buffers(plies)
         ctl = self._ctl()
         vcf_fail, vct_fail = self._tables()
-        box = initial_box(pos.near, pos.stride)
+        board, box, zkeys = board_tuple(pos), initial_box(pos.near, pos.stride), keys_array(pos.cells.shape[0])
         deadline = self.deadline if self.deadline is not None else math.inf
-        k = vct_kernel(board_tuple(pos), box, keys_array(pos.cells.shape[0]), self._hash(), pos.turn, False,
-                       depth, vcf_depth, ctl, deadline, lines, 0, vcf_fail, vct_fail, saved, mv, ky)
+        if vct_depth is None:
+            k = vcf_kernel(board, box, zkeys, self._hash(), pos.turn, vcf_depth, ctl, deadline, lines, 0, vcf_fail,
+                           saved, mv, ky)
+        else:
+            k = vct_kernel(board, box, zkeys, self._hash(), pos.turn, False, vct_depth, vcf_depth, ctl, deadline,
+                           lines, 0, vcf_fail, vct_fail, saved, mv, ky)
         self.nodes = int(ctl[TNODES])
         self.aborted = bool(ctl[ABORTED])
         return None if self.aborted else self._read(lines, k)
