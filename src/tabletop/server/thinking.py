@@ -1,6 +1,12 @@
 """Computer seats: when a computer must act, its move is searched off the event
 loop (in the process pool) and played like anyone else's.
 
+In a swap or swap2 opening the computer seat that acts decides the step from
+the Gomoku engine's evaluation (:func:`tabletop.ai.gomoku.openings.decide_opening`,
+in the pool as well): the opener's three stones, a colour, or swap2's
+``"place"`` with two more stones.  Its answer is applied as the actions a
+person would send (a ``choose``, then each stone), each stored on its own.
+
 :class:`ComputerTurn` runs at most one search per room.  A search whose room
 moved on meanwhile (an undo, a resignation, a flag fall) is dropped.  A broken
 engine is announced to the room as an ``engine_failed`` error and leaves the
@@ -11,11 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import zlib
 from typing import TYPE_CHECKING
 
 from tabletop.games.core import Color
 from tabletop.server.bus import Broadcast, frame
-from tabletop.server.workers import choose_job
+from tabletop.server.workers import choose_job, opening_job
 
 if TYPE_CHECKING:
     from tabletop.server.room import Room
@@ -55,14 +62,7 @@ class ComputerTurn:
             room.id, Broadcast("thinking", [frame("event", event={"kind": "thinking", "color": color.label})])
         )
         try:
-            move = await room.hub.pool.run(
-                choose_job,
-                room.record.game,
-                room.record.options,
-                room.record.position,
-                [str(x) for x in m.board.move_stack],
-                spec,
-            )
+            actions = await self._decide(room, spec)
         except Exception as exc:  # noqa: BLE001 - a broken engine must not take the room down
             log.warning("room %s: computer %s failed: %s", room.id, spec, exc)
             self.thinking = None
@@ -72,6 +72,21 @@ class ComputerTurn:
             await bus.publish(room.id, Broadcast("error", [error]))
             return
         self.thinking = None
-        await room.play_computer(color, move, version)
+        await room.act_computer(color, actions, version)
         self.task = None
         self.schedule(room)
+
+    async def _decide(self, room: Room, spec: str) -> list[tuple[str, str]]:
+        """The actions of the computer seat that acts: its opening step, or its move."""
+        m, r = room.match, room.record
+        moves = [str(x) for x in m.board.move_stack]
+        if m.opening is not None and not m.opening.done:
+            seed = zlib.crc32(f"{room.id}/{len(moves)}".encode())  # rooms differ; a replayed room decides alike
+            decision = await room.hub.pool.run(
+                opening_job, r.game, r.options, r.position, moves, m.opening.to_dict(), seed
+            )
+            log.info("room %s: computer %s decides the opening step: %s", room.id, spec, decision)
+            actions = [] if decision["choice"] is None else [("choose", str(decision["choice"]))]
+            return actions + [("play", str(stone)) for stone in decision["stones"]]
+        move = await room.hub.pool.run(choose_job, r.game, r.options, r.position, moves, spec)
+        return [("play", str(move))]
