@@ -281,6 +281,18 @@ def run_clients(
     """Start one client process per share, playing ``clients(where, share, think, window, out)``,
     wait until every player is connected, then :func:`measure` the run."""
     window = context.RawArray("d", [float("inf"), float("inf")])  # set once every player is connected
+    workers, out = start_clients(context, clients, where, shares, think, window)
+    result = measure(pid, window, duration, think, games, workers, out)
+    for w in workers:
+        w.join(timeout=30)
+    return result
+
+
+def start_clients(
+    context: Any, clients: Callable[..., Any], where: Any, shares: list[Any], think: float, window: Any
+) -> tuple[list[Any], Any]:
+    """One client process per share, each running ``clients(where, share, think, window, out)``;
+    returns once every one has said it is ready: (the processes, the queue ``out`` they report on)."""
     out = context.Queue()
     workers = [
         context.Process(target=client_process, args=(clients, where, share, think, window, out), daemon=True)
@@ -291,10 +303,7 @@ def run_clients(
     for _ in workers:
         if out.get(timeout=600) != "ready":
             raise CliError("a client process did not start")
-    result = measure(pid, window, duration, think, games, workers, out)
-    for w in workers:
-        w.join(timeout=30)
-    return result
+    return workers, out
 
 
 def measure(

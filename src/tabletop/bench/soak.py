@@ -333,7 +333,7 @@ def run(args: argparse.Namespace) -> int:
     """``tabletop bench server --soak SECONDS``: play, print the memory each minute, check, report."""
     import multiprocessing
 
-    from tabletop.bench.server import client_process, served
+    from tabletop.bench.server import served, start_clients
 
     games = 200 if args.games is None else args.games
     think = 0.2 if args.think is None else args.think
@@ -348,16 +348,7 @@ def run(args: argparse.Namespace) -> int:
     with served(args.serve_arg, log=log) as (base, server, folder):
         shares = [s for s in _create_rooms(base, games, processes) if s]
         window = context.RawArray("d", [time.time(), time.time() + seconds])
-        out = context.Queue()
-        workers = [
-            context.Process(target=client_process, args=(_clients, base, share, think, window, out), daemon=True)
-            for share in shares
-        ]
-        for w in workers:
-            w.start()
-        for _ in workers:
-            if out.get(timeout=600) != "ready":
-                raise UsageError("a client process did not start")
+        workers, out = start_clients(context, _clients, base, shares, think, window)
         start = time.time()
         window[0], window[1] = start, start + seconds
         players = sum(len(s) for s in shares)
