@@ -135,6 +135,8 @@ def load_dataset(directory: Path) -> Dataset:
 
 
 # ------------------------------------------------------------------------------ features
+# The pattern index is kernel.feature_indices_by_squares' loop, over the pattern set being fitted
+# (an argument) rather than the shipped one the kernel compiles in as a constant.
 @njit(cache=True)
 def _features(
     player: np.ndarray, opponent: np.ndarray, squares: np.ndarray, offsets: np.ndarray,
