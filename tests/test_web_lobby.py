@@ -9,12 +9,16 @@ same flags, no downloaded browser).  The expected ratings come from ``tabletop.r
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
+import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
+from websockets.sync.client import connect
 
 from tabletop.ratings import DEFAULT, rate_game
 from test_web import (  # noqa: F401  (fixtures are found by name)
@@ -69,7 +73,7 @@ def sign_up(page: Page, base_url: str, name: str) -> None:
     expect(page.locator("#lobby-live")).to_have_text("Live")
 
 
-def seek_row(page: Page, player: str) -> object:
+def seek_row(page: Page, player: str) -> Locator:
     return page.locator("#seek-rows tr", has=page.get_by_role("link", name=player, exact=True))
 
 
@@ -265,3 +269,72 @@ def test_sign_out_and_a_wrong_password_then_sign_in_again(
     expect(page.locator("#account-name")).to_have_text(name)
     page.reload()  # the session is the cookie: a reload stays signed in
     expect(page.locator("#account-name")).to_have_text(name)
+
+
+# ------------------------------------------------------------------ a leaderboard with players on it
+class ApiPlayer:
+    """A player who talks to the server's API directly (urllib, their own session cookie)."""
+
+    def __init__(self, base_url: str, name: str) -> None:
+        self.base_url = base_url
+        self.name = name
+        answer = self._request("POST", "/api/accounts", {"name": name, "password": PASSWORD}, cookie=None)
+        self.cookie = answer.headers["set-cookie"].split(";", 1)[0]
+
+    def _request(self, method: str, path: str, body: object, cookie: str | None) -> Any:
+        headers = {"content-type": "application/json"}
+        if cookie:
+            headers["cookie"] = cookie
+        request = urllib.request.Request(self.base_url + path, method=method, headers=headers,
+                                         data=None if body is None else json.dumps(body).encode())
+        return urllib.request.urlopen(request, timeout=20)
+
+    def call(self, method: str, path: str, body: object = None) -> dict[str, str]:
+        with self._request(method, path, body, self.cookie) as answer:
+            found = json.loads(answer.read())
+        assert isinstance(found, dict)
+        return found
+
+
+def play_over_sockets(base_url: str, room: str, tokens: dict[str, str], moves: list[str]) -> None:
+    """Play ``moves`` alternately from Black, each through its seat's own room socket, to the game's end."""
+    url = base_url.replace("http", "ws", 1) + f"/api/rooms/{room}/ws"
+    with connect(url) as black, connect(url) as white:
+        sockets = {"black": black, "white": white}
+        for color, ws in sockets.items():
+            ws.send(json.dumps({"type": "hello", "token": tokens[color]}))
+            assert json.loads(ws.recv(timeout=20))["type"] == "state"
+        for ply, move in enumerate(moves):
+            ws = sockets["black" if ply % 2 == 0 else "white"]
+            ws.send(json.dumps({"type": "move", "move": move, "seq": ply + 1}))
+            while (frame := json.loads(ws.recv(timeout=20)))["type"] != "ack":
+                assert frame["type"] != "error", frame
+        while not ((f := json.loads(black.recv(timeout=20)))["type"] == "event"
+                   and f["event"]["kind"] == "game_ended"):
+            pass
+
+
+def test_a_pools_leaderboard_lists_players_with_ten_rated_games_by_rating(
+    contexts: list[BrowserContext], base_url: str, page_errors: PageErrors
+) -> None:
+    winner, loser = ApiPlayer(base_url, unique("grace")), ApiPlayer(base_url, unique("heidi"))
+    clock = {"initial": 60, "increment": 0}
+    expected = (DEFAULT, DEFAULT)
+    for _ in range(10):
+        seek = winner.call("POST", "/api/seeks", {"game": "tictactoe", "clock": clock, "color": "black", "rated": True})
+        taken = loser.call("POST", f"/api/seeks/{seek['id']}/accept")
+        mine = winner.call("POST", f"/api/seeks/{seek['id']}/seat")
+        play_over_sockets(base_url, taken["room"], {taken["seat"]: taken["token"], mine["seat"]: mine["token"]},
+                          ["a1", "b1", "a2", "b2", "a3"])
+        expected = rate_game(*expected, 1.0)
+    page = page_errors.watch(contexts[0].new_page())
+    page.goto(f"{base_url}/leaderboard/tictactoe-bullet")
+    rows = page.locator("#leaderboard tbody tr")
+    expect(rows).to_have_count(2)  # the players of the other tests have fewer than 10 games here
+    expect(rows.nth(0).locator("td")).to_have_text(["1", winner.name, expected[0].display(), "10"])
+    expect(rows.nth(1).locator("td")).to_have_text(["2", loser.name, expected[1].display(), "10"])
+    rows.nth(0).get_by_role("link", name=winner.name).click()
+    card = page.locator('.rating-card[data-pool="tictactoe-bullet"]')
+    expect(card.locator(".record")).to_contain_text("10 games · 10 W / 0 D / 0 L")
+    expect(card.locator("svg.history circle")).to_have_count(11)
+    expect(page.locator("#player-games tr")).to_have_count(10)
