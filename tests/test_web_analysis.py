@@ -95,7 +95,7 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
     ply = min(marked)
     page.locator(f"#move-list li[data-ply='{ply}']").click()
     words = page.locator("#analysis-ply")
-    expect(words).to_contain_text(f"{ply}. ")
+    expect(words).to_contain_text(f"Move {ply}, ")
     expect(words).to_contain_text(marked[ply])
     expect(words).to_contain_text(f"the engine preferred {stored['positions'][ply - 1]['best']}")
     expect(words).to_contain_text(f"Best now: {stored['positions'][ply]['best']}; line ")
@@ -133,7 +133,7 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
         expect(guest.locator("#board")).to_have_attribute("data-ply", "0")
         guest.locator("body").press("ArrowRight")
         expect(guest.locator("#board")).to_have_attribute("data-ply", "1")
-        expect(guest.locator("#analysis-ply")).to_contain_text(f"1. Black {moves[0]}")
+        expect(guest.locator("#analysis-ply")).to_contain_text(f"Move 1, Black {moves[0]}")
         guest.locator("#board g.sq").first.click(force=True)  # the board takes no move here
         assert _get(base_url, f"/api/rooms/{room_id}")["moves"] == moves
         guest.screenshot(path=str(DOCS / "analysis-review-phone.png"), animations="disabled", full_page=True)

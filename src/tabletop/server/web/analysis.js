@@ -133,7 +133,7 @@ function plyWords(a, ply) {
   const parts = [];
   const m = a.moves[ply - 1];
   if (m) {
-    let text = `${ply}. ${colorName(m.color)} ${m.move}`;
+    let text = `Move ${ply}, ${colorName(m.color)} ${m.move}`;
     if (m.mark) text += ` ${SIGNS[m.mark]} ${m.mark}, ${lossWords(a, m.loss)}; the engine preferred ${a.positions[ply - 1].best}.`;
     else if (m.loss === 0) text += ": the engine's choice.";
     else text += ".";
@@ -202,7 +202,7 @@ function drawAnalysis(a) {
     const p = a.positions[m.ply];
     if (!m.mark || typeof p.eval !== "number") continue;
     const dot = el("circle", { cx: x(m.ply), cy: y(p.eval), r: 4, class: `mark-dot ${m.mark}`, "data-ply": m.ply }, svg);
-    el("title", {}, dot, `${m.ply}. ${m.move} ${SIGNS[m.mark]} ${m.mark}`);
+    el("title", {}, dot, `Move ${m.ply}, ${m.move} ${SIGNS[m.mark]} ${m.mark}`);
   }
   svg.addEventListener("click", (event) => showPly(plyAt(svg, event.clientX), render));
   $("graph").replaceChildren(svg);
