@@ -180,11 +180,13 @@ function connect() {
     live("connected");
   });
   socket.addEventListener("message", (msg) => {
+    let frame;
     try {
-      onFrame(JSON.parse(msg.data));
+      frame = JSON.parse(msg.data);
     } catch {
-      // a frame this page cannot read changes nothing
+      return; // a frame this page cannot read changes nothing
     }
+    onFrame(frame);
   });
   socket.addEventListener("close", () => {
     if (lobby.socket !== socket || lobby.leaving) return;
