@@ -39,14 +39,16 @@ function showToggle(muted) {
   const button = $("sound-toggle");
   if (!button) return;
   button.setAttribute("aria-pressed", String(muted));
-  button.textContent = muted ? "Sound off" : "Sound on";
   button.setAttribute("aria-label", muted ? "Turn sound on" : "Mute sound");
-  button.dataset.muted = muted ? "1" : "";
+  button.lastChild.textContent = muted ? "Sound off" : "Sound on"; // the words; phones show the note alone
 }
 
 export function initSound() {
   const button = $("sound-toggle");
   if (!button) return;
+  const words = document.createElement("span");
+  words.className = "sound-words";
+  button.replaceChildren("♪", words);
   let muted = isMuted();
   showToggle(muted);
   button.addEventListener("click", () => {
