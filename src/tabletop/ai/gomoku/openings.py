@@ -16,7 +16,7 @@ at a fixed depth and node count, pattern units) made relative to an *even
 point*: the median score of reference openings of the match runner's family,
 which equal engine levels split about evenly with either colour
 (benchmarks/RESULTS.md, level table).  The raw score of a quiet opening is far
-from 0 (about -700 for White to move at three stones): the even-depth search
+from 0 (about -600 for White to move at three stones, -1,100 at five): the even-depth search
 ends each line on the opponent's move, so the side to move looks worse than it
 is.  Measuring against the even point cancels that bias, which also keeps the
 decisions right when the search changes.  :func:`opening_score` gives that
@@ -64,7 +64,7 @@ OPENING_NODES = 20_000
 OPENING_SETTINGS = EngineSettings(seconds=2.0, max_depth=OPENING_DEPTH, width=10, vcf_nodes=5_000, vct_nodes=0,
                                   safety_nodes=0)
 # Within this many pattern units of the even point an opening counts as even: the scores of the
-# reference openings, which equal levels split about evenly, spread over about +-200 around it.
+# reference openings, which equal levels split about evenly, spread over about +-250 around it.
 EVEN_MARGIN = 150
 REFERENCES = 8  # reference openings behind the even point (each costs one to three searches, once a process)
 PLACE_TRIES = 3  # swap2's extra stones: White's best few moves, each with Black's best few replies
@@ -99,10 +99,6 @@ def _raw(board: BaseBoard, seconds: float) -> tuple[int, list[Move]]:
     analysis = _analysis(board, seconds)
     moves = [s.move for s in analysis.scores]
     return (int(analysis.scores[0].score) if analysis.scores else 0), moves
-
-
-def _empty_like(board: BaseBoard) -> BaseBoard:
-    return new_board(board.game, dict(board.variant()))
 
 
 def _variant_key(board: BaseBoard) -> tuple[tuple[str, object], ...]:
