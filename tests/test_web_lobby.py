@@ -173,7 +173,13 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
         assert f"deviation {round(rating.deviation, 1)}" in title
         review = alice.locator("#player-games tr").first
         expect(review).to_contain_text("1-0")
-        assert review.get_by_role("link", name="Review").get_attribute("href") == f"/play/{game}"
+        assert review.get_by_role("link", name="Review").get_attribute("href") == f"/review/{game}"
+    alice.locator("#player-games tr").first.get_by_role("link", name="Review").click()
+    alice.wait_for_url(re.compile(rf".*/review/{game}$"))
+    alice.wait_for_function("() => window.tabletop && window.tabletop.room && window.tabletop.room.outcome")
+    assert room(alice)["moves"] == ["a1", "b1", "a2", "b2", "a3"]
+    alice.go_back()
+    expect(alice.locator(".rating-card")).to_have_count(1)
     shot(alice, "player")
     alice.set_viewport_size({"width": 375, "height": 812})
     shot(alice, "player-phone")

@@ -377,7 +377,7 @@ class Lobby:
             recent = [
                 {"room": g["room_id"], "game": g["game"], "pool": g["pool"], "rated": bool(g["rated"]),
                  "black": g["black_name"], "white": g["white_name"], "created": g["created"],
-                 "result": _result_text(g["black_score"], g["ended"]), "review": f"/play/{g['room_id']}"}
+                 "result": _result_text(g["black_score"], g["ended"]), "review": _game_link(g["room_id"], g["ended"])}
                 for g in games
             ]
             return {"name": player["name"], "created": player["created"], "ratings": ratings, "games": recent}
@@ -409,6 +409,11 @@ class Lobby:
 
         board: list[dict[str, Any]] = await self._read(read)
         return board
+
+
+def _game_link(room_id: str, ended: float | None) -> str:
+    """Where a player page sends a click on a game: its review once over, the game while it is played."""
+    return f"/play/{room_id}" if ended is None else f"/review/{room_id}"
 
 
 def _result_text(black_score: float | None, ended: float | None) -> str:
