@@ -34,8 +34,8 @@ export function initImport() {
   $("import-which").addEventListener("change", chooseGame);
   $("import-ply").addEventListener("change", showPosition);
   $("import-opponent").addEventListener("change", syncOpponent);
-  $("import-review").addEventListener("click", () => open(true));
-  $("import-play").addEventListener("click", () => open(false));
+  $("import-review").addEventListener("click", () => openRoom(true));
+  $("import-play").addEventListener("click", () => openRoom(false));
 }
 
 async function read(filename) {
@@ -116,7 +116,7 @@ function syncOpponent() {
 }
 
 /** A room from the record: the whole game to review, or the chosen position to play on from. */
-async function open(review) {
+async function openRoom(review) {
   const g = chosen();
   const ply = review ? g.moves.length : Number($("import-ply").value);
   const opponent = review ? "friend" : $("import-opponent").value;

@@ -58,7 +58,7 @@ function opponentText(room, colors) {
   if (colors.length === 2) return "a friend at this screen";
   const other = colors[0] === "black" ? "white" : "black";
   const seat = room.seats && room.seats[other];
-  return seat && seat.name ? seat.name : "a friend online";
+  return seat && seat.taken === false ? "a friend online (not joined yet)" : "a friend online";
 }
 
 function resultText(room, colors) {
