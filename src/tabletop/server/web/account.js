@@ -53,11 +53,11 @@ function setName(name) {
   for (const fn of account.listeners) fn(name);
 }
 
-/** Open the sign-in dialog (``up`` true when the player came to sign up). */
-export function openDialog(up = false) {
+/** Open the dialog that signs in, or up with a new name. */
+export function openDialog() {
   const dialog = $("account-dialog");
   $("account-error").textContent = "";
-  $("account-title").textContent = up ? "Sign up" : "Sign in";
+  $("account-title").textContent = "Sign in, or sign up with a new name";
   dialog.showModal();
   dialog.querySelector("input[name=name]").focus();
 }
