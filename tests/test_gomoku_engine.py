@@ -19,7 +19,9 @@ from tabletop.ai.gomoku import (
     level_player,
     turn_seconds,
 )
+from tabletop.ai.gomoku import kernels as K
 from tabletop.ai.gomoku import patterns as P
+from tabletop.ai.gomoku.position import keys_array
 from tabletop.ai.gomoku.search import Searcher
 from tabletop.games.core import BLACK
 from tabletop.games.mnk import gomoku
@@ -42,6 +44,44 @@ def test_incremental_patterns_match_a_fresh_computation(rule: str) -> None:
         assert np.array_equal(fresh.pat[:, empty], pos.pat[:, empty])
         assert np.array_equal(fresh.codes, pos.codes)
         assert np.array_equal(fresh.total, pos.total)
+
+
+@pytest.mark.parametrize("rule", ["freestyle", "renju"])
+def test_the_kernels_put_and_take_keep_the_arrays_as_play_and_undo_do(rule: str) -> None:
+    rng = random.Random(11)
+    pos = Position(15, 15, rule)
+    twin = Position(15, 15, rule)
+    board, box = K.board_tuple(pos), K.initial_box(pos.near, pos.stride)
+    saved = np.zeros((80, K.SAVED), dtype=np.int64)
+    keys = keys_array(pos.cells.shape[0])
+    arrays = ("cells", "pat", "codes", "pscore", "total", "near")
+    snapshots = []
+    for ply in range(60):
+        p = rng.choice(twin.candidates(8))
+        snapshots.append([getattr(pos, a).copy() for a in arrays])
+        K.put(board, box, keys, 0, p, twin.turn, saved[ply])
+        twin.play(p)
+        for a in arrays:
+            assert np.array_equal(getattr(pos, a), getattr(twin, a)), (ply, a)
+    for ply in range(59, -1, -1):
+        K.take(board, box, twin.history[-1], saved[ply])
+        twin.undo()
+        for a, before in zip(arrays, snapshots[ply], strict=True):
+            assert np.array_equal(getattr(pos, a), before), (ply, a)
+
+
+@pytest.mark.parametrize("rule", ["freestyle", "standard", "renju", "caro"])
+def test_a_point_score_tells_where_fours_and_fives_can_be(rule: str) -> None:
+    # the kernels' scans skip a point on its score alone: no four below FOUR_SCORE, a five
+    # exactly at FIVE_SCORE and above
+    for seed in range(4):
+        pos = Position.from_board(random_board(rule, 50, seed))
+        for c in range(2):
+            for q in np.flatnonzero(pos.cells != P.WALL):
+                best = pos.pattern(c + 1, int(q))
+                score = int(pos.pscore[c, q])
+                assert (score >= P.FIVE_SCORE) == (best == P.FIVE)
+                assert best < P.BLOCK4 or score >= P.FOUR_SCORE
 
 
 @pytest.mark.parametrize("rule", ["freestyle", "standard", "renju"])

@@ -453,7 +453,7 @@ def _fives_after(B: tuple, c: int, m: int, out: np.ndarray) -> int:  # type: ign
         step = dirs[d]
         for k in range(-4, 5):
             q = m + k * step
-            if k != 0 and cells[q] == P.EMPTY and P.best_pattern(pat, c, q) == P.FIVE and n < 8:
+            if k != 0 and cells[q] == P.EMPTY and pscore[c, q] >= P.FIVE_SCORE and n < 8:
                 i = n
                 while i > 0 and out[i - 1] > q:
                     out[i] = out[i - 1]
@@ -493,15 +493,17 @@ def _vcf_node(B: tuple, box: np.ndarray, me: int, depth: int, h: int, fail: np.n
         for q in range(base + box[2], base + box[3] + 1):
             if cells[q] != P.EMPTY:
                 continue
-            bm = P.best_pattern(pat, c, q)
-            if bm == P.FIVE:
+            mine = pscore[c, q]
+            if mine < P.FOUR_SCORE and pscore[oc, q] < P.FIVE_SCORE:
+                continue  # most points: no four of ours, no five of theirs
+            if mine >= P.FIVE_SCORE:
                 return q, 0, -1, False
-            if P.best_pattern(pat, oc, q) == P.FIVE:
+            if pscore[oc, q] >= P.FIVE_SCORE:
                 opp_fives += 1
                 if opp_five < 0:
                     opp_five = q
-            if bm >= P.BLOCK4:
-                n = _insert(row, keys, n, -1, q, -pscore[c, q])
+            if mine >= P.FOUR_SCORE and P.best_pattern(pat, c, q) >= P.BLOCK4:
+                n = _insert(row, keys, n, -1, q, -mine)
     if depth <= 0:
         return -1, 0, -1, True
     key = h ^ me
@@ -636,10 +638,10 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
             for q in range(base + box[2], base + box[3] + 1):
                 if cells[q] != P.EMPTY:
                     continue
-                if P.best_pattern(pat, ac, q) == P.FIVE:
+                if pscore[ac, q] >= P.FIVE_SCORE:
                     out[0] = q
                     return 1
-                if P.best_pattern(pat, dc, q) == P.FIVE:
+                if pscore[dc, q] >= P.FIVE_SCORE:
                     opp_fives += 1
                     if opp_five < 0:
                         opp_five = q
@@ -748,8 +750,8 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
     for r in range(box[0], box[1] + 1):
         base = r * stride
         for q in range(base + box[2], base + box[3] + 1):
-            if cells[q] != P.EMPTY:
-                continue
+            if cells[q] != P.EMPTY or (pscore[ac, q] < P.FOUR_SCORE and pscore[dc, q] < P.FOUR_SCORE):
+                continue  # neither side has a four or better here
             ba = P.best_pattern(pat, ac, q)
             bd = P.best_pattern(pat, dc, q)
             if ba == P.FIVE and na < 8:
@@ -877,12 +879,10 @@ def _scan(B: tuple, box: np.ndarray, me: int, row: np.ndarray) -> tuple[bool, in
             if cells[q] != P.EMPTY:
                 continue
             any_empty = True
-            if near[q] == 0:
-                continue
+            if near[q] == 0 or (pscore[c, q] < P.FOUR_SCORE and pscore[oc, q] < P.FOUR_SCORE):
+                continue  # neither side has a four or better here
             bm = P.best_pattern(pat, c, q)
             bo = P.best_pattern(pat, oc, q)
-            if bm < P.BLOCK4 and bo < P.BLOCK4:
-                continue
             if bm == P.FIVE:
                 my_five = True
             if bo == P.FIVE:

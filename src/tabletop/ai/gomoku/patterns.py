@@ -42,6 +42,11 @@ PATTERN_NAMES = ("none", "block2", "flex2", "block3", "flex3", "block4", "flex4"
 
 # what a pattern is worth to the side that can play it (the evaluation's units)
 PATTERN_VALUE = np.array([0, 4, 24, 20, 160, 180, 3000, 20000, 0], dtype=np.int32)
+# A point's score (:func:`point_score`) tells the kernels' scans at a glance where a four or a
+# five cannot be: a four or better on some line is worth FOUR_SCORE or more, and only a five
+# reaches FIVE_SCORE (four open fours and the bonus make 14,500).
+FOUR_SCORE = int(PATTERN_VALUE[BLOCK4])
+FIVE_SCORE = int(PATTERN_VALUE[FIVE])
 WINDOW_CODES = 3**8  # each of the 8 neighbours: 0 empty, 1 own, 2 blocked (opponent or wall)
 
 
