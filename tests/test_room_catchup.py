@@ -228,3 +228,21 @@ async def _broadcasts_during_reload(monkeypatch: pytest.MonkeyPatch) -> None:
         # and the process that caught up plays on without a refusal
         await room_other.move(watcher.client, "a2", 2)
         assert watcher.acks() == [{"type": "ack", "seq": 2}]
+
+
+def test_a_client_is_sent_each_event_once_in_order_whichever_way_it_comes() -> None:
+    player = Player()
+    player.client.version = 3
+
+    def events(*versions: int) -> Broadcast:
+        frames = [{"type": "event", "version": v, "event": {"kind": "k"}} for v in versions]
+        return Broadcast("events", frames, versions[-1])
+
+    player.client.deliver(events(2, 3))  # held already
+    player.client.deliver(events(6))  # 4 and 5 missing: left for the catch-up
+    player.client.deliver(events(3, 4, 5))  # partly held
+    player.client.deliver(events(6, 7))
+    player.client.deliver(Broadcast("watchers", [{"type": "watchers", "count": 0}]))
+    assert player.versions() == [4, 5, 6, 7]
+    assert player.client.version == 7
+    assert player.frames[-1]["type"] == "watchers"

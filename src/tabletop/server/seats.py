@@ -90,7 +90,7 @@ class Client:
         """Send the events of ``broadcast`` this client has not had, if they follow on
         from its :attr:`version` (events are never sent out of order)."""
         newest = broadcast.version
-        if newest is None or newest <= self.version:
+        if newest is None or newest <= self.version or not broadcast.frames:
             return
         first = broadcast.frames[0]["version"]
         if first > self.version + 1:
