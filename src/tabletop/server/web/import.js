@@ -14,7 +14,7 @@ import { $ } from "/web/dom.js";
 import { api, saveSeat } from "/web/net.js";
 import { drawBoard } from "/web/board.js";
 import { replay } from "/web/replay.js";
-import { gameTitle } from "/web/state.js";
+import { variantText } from "/web/lobby.js";
 
 const found = { games: [], format: "", positions: [] };
 
@@ -70,8 +70,7 @@ function players(g) {
 }
 
 function gameLine(g) {
-  const size = g.options.size ? ` ${g.options.size}×${g.options.size}` : "";
-  const parts = [`${gameTitle(g.game)}${g.game === "tictactoe" ? "" : size}`, players(g)];
+  const parts = [variantText(g.game, g.options), players(g)];
   parts.push(g.moves.length ? `${g.moves.length} ${g.moves.length === 1 ? "move" : "moves"}` : "a position");
   if (g.result) parts.push(g.result);
   return parts.filter(Boolean).join(" · ");

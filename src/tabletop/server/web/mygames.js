@@ -9,7 +9,7 @@
 
 import { $ } from "/web/dom.js";
 import { api } from "/web/net.js";
-import { gameTitle } from "/web/state.js";
+import { variantText } from "/web/lobby.js";
 
 const PREFIX = "tabletop.room.";
 const DIGITS = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
@@ -75,13 +75,6 @@ function resultText(room, colors) {
   return `${sideName(room, outcome.winner)} won${score}`;
 }
 
-function variantText(room) {
-  const o = room.options || {};
-  const size = o.size ? ` ${o.size}×${o.size}` : "";
-  const rule = o.rule && o.rule !== "freestyle" ? ` ${o.rule}` : "";
-  return `${gameTitle(room.game)}${room.game === "tictactoe" ? "" : size}${rule}`;
-}
-
 function item(id, colors, room) {
   const li = document.createElement("li");
   li.dataset.room = id;
@@ -92,11 +85,12 @@ function item(id, colors, room) {
   link.textContent = over ? "Review" : "Resume";
   const when = createdAt(id);
   const date = when ? when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";
-  link.setAttribute("aria-label", `${link.textContent} ${variantText(room)} against ${opponentText(room, colors)}`);
+  const variant = variantText(room.game, room.options || {});
+  link.setAttribute("aria-label", `${link.textContent} ${variant} against ${opponentText(room, colors)}`);
   const text = document.createElement("span");
   text.className = "my-game";
   const title = document.createElement("strong");
-  title.textContent = variantText(room);
+  title.textContent = variant;
   const details = document.createElement("span");
   details.className = "my-game-details";
   const mine = colors.length === 1 ? ` as ${sideName(room, colors[0])}` : "";
