@@ -141,14 +141,14 @@ class Pool:
         self.workers = max(1, workers)
         self._executor = executor
         self._started: SimpleQueue[int] | None = None  # the pids of this executor's workers
-        self._processes: list[psutil.Process] = []
+        self._reported: list[psutil.Process] = []
 
     def _get(self) -> Executor:
         if self._executor is None:
             method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
             context = multiprocessing.get_context(method)
             self._started = context.SimpleQueue()
-            self._processes = []
+            self._reported = []
             self._executor = ProcessPoolExecutor(
                 self.workers, mp_context=context, initializer=_report_pid, initargs=(self._started,)
             )
@@ -171,8 +171,8 @@ class Pool:
         while started is not None and not started.empty():
             with contextlib.suppress(psutil.Error):
                 # psutil.Process remembers the start time: a pid reused later is not ended
-                self._processes.append(psutil.Process(started.get()))
-        return [p for p in self._processes if p.is_running()]
+                self._reported.append(psutil.Process(started.get()))
+        return [p for p in self._reported if p.is_running()]
 
     def close(self) -> None:
         """Stop the pool at once: a search still running is ended, not waited for
