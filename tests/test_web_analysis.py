@@ -106,10 +106,10 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
 
     # a second visit shows the stored analysis at once: no new analysis is asked for
     posts: list[str] = []
-    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" and "/analysis" in r.url else None)
     page.reload()
     page.wait_for_function("() => window.tabletop && window.tabletop.room")
-    expect(graph).to_be_visible(timeout=5_000)
+    expect(graph).to_be_visible(timeout=10_000)  # a GET of the stored analysis: no search
     expect(page.locator("#move-list li[data-mark]")).to_have_count(len(marked))
     expect(page.get_by_role("button", name="Analyse")).to_be_hidden()
     assert posts == []

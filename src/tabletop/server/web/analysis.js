@@ -104,8 +104,10 @@ export function renderAnalysis() {
   const moves = room.moves || [];
   const shown = analysisShown();
   const running = a.status === "running" && a.analysed_moves.join(" ") === moves.join(" ");
-  $("analysis").hidden = !moves.length;
-  $("analyse").hidden = Boolean(shown) || running || !(room.outcome || room.mode === "local");
+  // an online game is analysed once it is over (the server refuses earlier): no box until then
+  const may = Boolean(room.outcome) || room.mode === "local";
+  $("analysis").hidden = !moves.length || !(may || shown || running);
+  $("analyse").hidden = Boolean(shown) || running || !may;
   $("analyse").disabled = false;
   $("analysis-cancel").hidden = !running;
   const bar = $("analysis-progress");
