@@ -9,7 +9,8 @@ points, Black's second stone within three, where Black mostly stands better); as
 the second takes, then plays the game out from the opening between two players of ``LEVEL``
 (default 7, which has no randomness: one game per opening) and prints, per opening, the score
 relative to the even point, the choice, the winner, and at the end how often the chosen colour
-won among the decided games, split by whether the score was beyond the even margin.
+won among the decided games, split by whether the score was beyond the even margin; beside it the
+swap2 answer on the same stones (a colour, or place with its two stones) and the time of each decision.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def main(argv: list[str]) -> int:
     rule = argv[3] if len(argv) > 3 else "freestyle"
     family = argv[4] if len(argv) > 4 else "match"
     started = time.perf_counter()
+    places = 0
     agree = {True: [0, 0], False: [0, 0]}  # beyond the margin? -> [chosen colour won, decided games]
     for line in openings(count, seed, rule, family):
         board = gomoku(15, rule=rule)
@@ -69,6 +71,14 @@ def main(argv: list[str]) -> int:
         t = time.perf_counter()
         decision = decide_opening(board, phase)
         decide_s = time.perf_counter() - t
+        # the swap2 answer on the same stones (not played out): a colour, or place and two stones
+        swap2 = OpeningPhase("swap2")
+        for _ in range(3):
+            swap2.stone_placed()
+        t = time.perf_counter()
+        second = decide_opening(board, swap2)
+        swap2_s = time.perf_counter() - t
+        places += second.choice == "place"
         players = {BLACK: player(f"level:{level}"), WHITE: player(f"level:{level}")}
         while not board.is_game_over():
             board.push(players[board.turn].choose(board.copy()))
@@ -79,11 +89,13 @@ def main(argv: list[str]) -> int:
             agree[clear][1] += 1
             agree[clear][0] += int(winner == decision.choice)
         print(f"{' '.join(line):12} score {decision.score:+6d} for {decision.choice:5}  winner {winner or 'draw':5} "
-              f"after {len(board.move_stack):3d} plies  (decided in {decide_s:.2f} s)", flush=True)
+              f"after {len(board.move_stack):3d} plies  (decided in {decide_s:.2f} s; swap2: {second.choice} "
+              f"{' '.join(str(m) for m in second.stones)} in {swap2_s:.2f} s)", flush=True)
     for clear, (won, games) in agree.items():
         band = f"beyond +-{EVEN_MARGIN}" if clear else f"within +-{EVEN_MARGIN}"
         share = f"{won / games:.2f}" if games else "-"
         print(f"{band}: the chosen colour won {won} of {games} decided games ({share})")
+    print(f"swap2: place chosen on {places} of {count} openings")
     print(f"{rule}, level {level}, {count} {family} openings, seed {seed}: {time.perf_counter() - started:.0f} s")
     return 0
 
