@@ -31,7 +31,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from tabletop.server.errors import RoomError
-from tabletop.server.store import SqlStore, analyses_table
+from tabletop.server.rooms import Room, RoomHub
+from tabletop.server.store import RoomRecord, SqlStore, analyses_table
 
 __all__ = ["THRESHOLDS", "Analyses", "GameAnalysis", "classify", "position_job", "win_chance"]
 
@@ -239,7 +240,7 @@ class Analyses:
             return None
         return GameAnalysis(room_id, moves, "done", len(moves) + 1, json.loads(row[1]))
 
-    async def get(self, hub: Any, room: Any) -> GameAnalysis:
+    async def get(self, hub: RoomHub, room: Room) -> GameAnalysis:
         """The room's analysis as it stands: running, stored, or ``none``."""
         moves = [str(m) for m in room.match.board.move_stack]
         running = self.running.get(room.id)
@@ -253,7 +254,7 @@ class Analyses:
             return last
         return GameAnalysis(room.id, moves, "none")
 
-    async def start(self, hub: Any, room: Any) -> GameAnalysis:
+    async def start(self, hub: RoomHub, room: Room) -> GameAnalysis:
         """Start analysing the room's game (or give the one running or stored).
 
         409 ``game_in_progress`` for an online game still being played (no engine help
@@ -267,7 +268,9 @@ class Analyses:
             return current
         if not current.moves:
             raise RoomError("no_moves", "the game has no move to analyse yet", 400)
-        self.running.pop(room.id, None)
+        stale = self.running.pop(room.id, None)  # of moves the game has since taken back or added to
+        if stale is not None and stale.task is not None:
+            stale.task.cancel()  # else it could store its result over this one's
         if len(self.running) >= MAX_RUNNING:
             raise RoomError("busy", "the server is analysing other games; try again in a minute", 429)
         analysis = GameAnalysis(room.id, current.moves)
@@ -275,8 +278,9 @@ class Analyses:
         analysis.task = hub.spawn(self._run(hub, record, analysis))
         return analysis
 
-    async def cancel(self, hub: Any, room: Any) -> GameAnalysis:
-        """Stop the room's running analysis (after the position being searched)."""
+    async def cancel(self, hub: RoomHub, room: Room) -> GameAnalysis:
+        """Stop the room's running analysis at once (the worker finishes the position it
+        is searching; that answer is dropped)."""
         running = self.running.pop(room.id, None)
         if running is not None and running.task is not None:
             running.task.cancel()
@@ -293,7 +297,7 @@ class Analyses:
         while len(self.last) > KEEP:
             del self.last[next(iter(self.last))]
 
-    async def _run(self, hub: Any, record: Any, analysis: GameAnalysis) -> None:
+    async def _run(self, hub: RoomHub, record: RoomRecord, analysis: GameAnalysis) -> None:
         game = record.game
         seconds = SECONDS.get(game, 0.1)
         views: list[dict[str, Any]] = []
