@@ -70,8 +70,14 @@ class Client:
         left out, events after a gap wait for the room's catch-up (:mod:`.catchup`),
         and a rematch notice carries the client's own tokens for the new room
         (colours swapped)."""
-        if broadcast.version is not None:
-            self.send_events(broadcast)
+        newest = broadcast.version
+        if newest is not None:
+            if newest > self.version and broadcast.frames:
+                if broadcast.frames[0]["version"] == self.version + 1:  # the usual case: next in line
+                    self.version = newest
+                    self.send(broadcast)
+                else:
+                    self.send_events(broadcast)
             return
         if broadcast.kind != "rematch_started" or not (self.tokens or self.on_rematch is not None):
             self.send(broadcast)
