@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup run test lint typecheck unit system-deps bench clean
+.PHONY: setup run test lint typecheck unit system-deps bench screenshots clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -50,6 +50,10 @@ unit: setup
 
 ## make test: set up, install what the tests need, run linters and every test
 test: setup system-deps lint typecheck unit
+
+## make screenshots: rerun the browser tests that write docs/screenshots/ (a test run leaves them alone)
+screenshots: setup system-deps
+	TABLETOP_DOC_SHOTS=1 $(BIN)/pytest -q tests/test_web_import.py tests/test_web_analysis.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

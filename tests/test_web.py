@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -150,10 +151,23 @@ def page(context: BrowserContext, page_errors: PageErrors) -> Page:
     return page_errors.watch(context.new_page())
 
 
-def shot(page: Page, name: str) -> Path:
+def shot(page: Page, name: str, full_page: bool = False) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), animations="disabled")
+    page.screenshot(path=str(path), animations="disabled", full_page=full_page)
+    return path
+
+
+DOC_SHOTS = ROOT / "docs" / "screenshots"
+
+
+def doc_shot(page: Page, name: str, full_page: bool = False) -> Path:
+    """A screenshot in test-artifacts/, copied to docs/screenshots/ only when
+    TABLETOP_DOC_SHOTS=1 (``make screenshots``), so a test run leaves the tree clean."""
+    path = shot(page, name, full_page)
+    if os.environ.get("TABLETOP_DOC_SHOTS") == "1":
+        DOC_SHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOC_SHOTS / f"{name}.png")
     return path
 
 

@@ -4,7 +4,7 @@ point 3), in Debian's chromium against a real server.
 
 The fixtures and page helpers are the ones of ``test_web.py`` (same server process per
 module, same flags, no downloaded browser).  Screenshots for the docs go to
-``docs/screenshots/``.
+``docs/screenshots/`` under ``make screenshots``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     base_url,
     browser,
     context,
+    doc_shot,
     page,
     page_errors,
     play,
@@ -32,9 +32,6 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
-
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
-
 
 def _get(base_url: str, path: str) -> Any:
     with urllib.request.urlopen(base_url + path, timeout=30) as response:
@@ -102,7 +99,7 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
     expect(page.locator(f"#board g.sq[data-move='{stored['positions'][ply]['best']}'] .hint")).to_have_count(
         1
     )
-    page.screenshot(path=str(DOCS / "analysis-reversi.png"), animations="disabled", full_page=True)
+    doc_shot(page, "analysis-reversi", full_page=True)
 
     # a second visit shows the stored analysis at once: no new analysis is asked for
     posts: list[str] = []
@@ -136,7 +133,7 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
         expect(guest.locator("#analysis-ply")).to_contain_text(f"Move 1, Black {moves[0]}")
         guest.locator("#board g.sq").first.click(force=True)  # the board takes no move here
         assert _get(base_url, f"/api/rooms/{room_id}")["moves"] == moves
-        guest.screenshot(path=str(DOCS / "analysis-review-phone.png"), animations="disabled", full_page=True)
+        doc_shot(guest, "analysis-review-phone", full_page=True)
         assert sockets == []
     finally:
         other.close()

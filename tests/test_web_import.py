@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import calendar
 import re
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     base_url,
     browser,
     context,
+    doc_shot,
     page,
     page_errors,
     play,
@@ -39,15 +39,13 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
 
 DATA = Path(__file__).resolve().parent / "data"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 
 
 def keep_shot(page: Page, name: str) -> None:
-    """A screenshot for docs/screenshots/ (and test-artifacts/web/, as every browser test's)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(shot(page, name), SCREENSHOTS / f"{name}.png")
+    """A screenshot for docs/screenshots/ (written there by ``make screenshots``)."""
+    doc_shot(page, name)
 
 
 def read_record(page: Page, base_url: str, text: str | None = None, upload: Path | None = None) -> None:
