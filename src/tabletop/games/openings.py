@@ -136,10 +136,11 @@ class OpeningPhase:
         return self.swapped
 
     def computer_choice(self) -> str:
-        """The choice a computer seat makes: take White, which moves next.
+        """The choice a computer seat makes when nobody decides for it: take White, which moves next.
 
-        Computer players have no opinion of opening positions yet, so they
-        never ask for the two extra stones of swap2 either."""
+        :class:`tabletop.match.Match` makes it by default; the server instead
+        asks the Gomoku engine (:func:`tabletop.ai.gomoku.openings.decide_opening`),
+        which may also take Black or ask for swap2's two extra stones."""
         if self.stage != CHOOSE:
             raise OpeningError("no_choice_pending", "there is no opening choice to make now")
         return "white"
