@@ -653,8 +653,10 @@ def test_swap_opening_lets_black_place_three_stones_then_the_computer_chooses(
     play(page, "i9")
     play(page, "h10")
     assert labels(page)["i9"].startswith("i9, white")
-    # the computer holds the White seat and chooses a colour; then the game goes on
-    wait_moves(page, "moves.length >= 4", timeout=60_000)
+    # the computer holds the White seat and chooses a colour from its evaluation, then the game goes
+    # on: this page moves next, or after the computer's first move if it kept White
+    page.wait_for_function("() => { const o = window.tabletop.room.opening; return o && o.stage === 'done'; }",
+                           timeout=60_000)
     state = wait_turn_or_end(page)
     assert state["opening"]["stage"] == "done"
     assert len(my_colors(page)) == 1
