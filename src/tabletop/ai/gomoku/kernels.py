@@ -23,7 +23,8 @@ the stride differs.  :func:`is_foul` first asks the line patterns whether a foul
 possible at all (a four, five or overline pattern on some line, or threes on two lines)
 and runs the exact judgement only then.
 
-This module must not read the clock or know about rules boards and moves.
+This module reads the clock only to stop at the deadline it is handed (every 256 threat nodes,
+every 1,024 search nodes), and must not know about rules boards and moves.
 """
 
 from __future__ import annotations
