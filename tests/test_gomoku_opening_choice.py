@@ -80,6 +80,19 @@ def test_the_openers_three_stones_score_even_within_the_margin(rule: str, seed: 
     assert abs(opening_score(board)) <= 2 * EVEN_MARGIN
 
 
+def test_an_opener_resumed_after_its_first_stone_completes_an_opening_of_the_family() -> None:
+    board = gomoku(15)
+    phase = OpeningPhase("swap2")
+    board.push("h8")  # a server restarted after the first of the computer's three stones
+    phase.stone_placed()
+    rest = decide_opening(board, phase, seed=3)
+    assert rest.choice is None and len(rest.stones) == 2
+    assert (board.move_stack[0], *rest.stones) in {tuple(line) for line in opening_candidates(gomoku(15))}
+    other = gomoku(15)
+    other.push("a1")  # not the start of any: the engine's best stone, one at a time
+    assert len(decide_opening(other, phase).stones) == 1
+
+
 def test_the_reference_openings_are_spread_around_the_even_point() -> None:
     refs = reference_openings(gomoku(15))
     scores = sorted(value for _, value in refs)

@@ -180,15 +180,19 @@ def _colour(board: BaseBoard, seconds: float) -> OpeningDecision:
 
 
 def _opener_stones(board: BaseBoard, seed: int, seconds: float) -> OpeningDecision:
-    """Three stones for an empty board: a reference opening within the margin of even (a seeded
-    pick among them, so games differ), else the most even one.  The score is the opener's
+    """The opener's stones: a reference opening within the margin of even (a seeded pick among them,
+    so games differ), else the most even one; on a board that already holds the first stones of
+    some (a server restarted between them), the rest of one of those.  The score is the opener's
     outlook: the second takes the better colour, so at best ``-|score|``."""
-    refs = reference_openings(board, seconds)
-    if not refs:  # a board too small for the family: the engine's best stone, one at a time
+    placed = list(board.move_stack)
+    refs = []
+    if len(placed) < 3 and _stones(board) == len(placed):
+        refs = [(line, value) for line, value in reference_openings(board, seconds) if line[: len(placed)] == placed]
+    if not refs:  # a board too small for the family, or other stones: the engine's best stone, one at a time
         return _best_stone(board, seconds)
     even = [r for r in refs if abs(r[1]) <= EVEN_MARGIN]
     line, value = random.Random(seed).choice(even) if even else min(refs, key=lambda r: abs(r[1]))
-    return OpeningDecision(None, tuple(line), -abs(value))
+    return OpeningDecision(None, tuple(line[len(placed) :]), -abs(value))
 
 
 def _best_stone(board: BaseBoard, seconds: float) -> OpeningDecision:
@@ -261,9 +265,7 @@ def decide_opening(board: BaseBoard, phase: OpeningPhase, seed: int = 0, seconds
             return _colour(board, seconds)
         return _second_choice(board, phase.options, seconds)
     if phase.actor is BLACK:  # the opener places the first three stones
-        if phase.stones_placed == 0 and not board.move_stack:
-            return _opener_stones(board, seed, seconds)
-        return _best_stone(board, seconds)  # resuming part way: the stones so far are not the engine's
+        return _opener_stones(board, seed, seconds)
     # the second's two extra stones of swap2
     if phase.stones_left >= 2:
         _, whites = _raw(board, seconds)
