@@ -229,10 +229,11 @@ def _digit(k: int) -> int:
     return int(3**i)
 
 
-# the neighbours of a point along a line, in the order the flat loops below visit them, and the
-# weight a stone there has in that point's window code (:func:`_digit` of the point seen from it)
-_OFFSETS = np.array([-4, -3, -2, -1, 1, 2, 3, 4], dtype=np.int64)
-_WEIGHTS = np.array([3**7, 3**6, 3**5, 3**4, 3**3, 3**2, 3, 1], dtype=np.int64)
+# the neighbours of a point along a line, in the order :func:`tabletop.ai.gomoku.kernels.put`
+# visits them, and the weight a stone there has in that point's window code (:func:`_digit` of
+# the point seen from it)
+LINE_OFFSETS = np.array([-4, -3, -2, -1, 1, 2, 3, 4], dtype=np.int64)
+LINE_WEIGHTS = np.array([3**7, 3**6, 3**5, 3**4, 3**3, 3**2, 3, 1], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -319,91 +320,6 @@ def unmake_move(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: n
     for dr in range(-2, 3):
         for dc in range(-2, 3):
             near[p + dr * stride + dc] -= 1
-
-
-@njit(cache=True)
-def make_move_saving(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
-                     near: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int,
-                     color: int, saved: np.ndarray) -> None:
-    """:func:`make_move`, keeping in ``saved`` (at least 130 entries) what it changes, so
-    that :func:`undo_saved` can put it back without recomputing.
-
-    The search's hottest code: written as one loop with no calls but :func:`point_score`
-    (a call per pattern, as :func:`_set_pattern` makes in :func:`make_move`, cost four
-    times this loop's time in numba, array arguments being reference-counted per call)."""
-    saved[128] = total[0]
-    saved[129] = total[1]
-    cells[p] = color
-    total[0] -= pscore[0, p]
-    total[1] -= pscore[1, p]
-    own = 1 if color == BLACK else 2
-    other = 3 - own
-    kind0 = kinds[0]
-    kind1 = kinds[1]
-    for d in range(4):
-        step = dirs[d]
-        for i in range(8):
-            q = p + _OFFSETS[i] * step
-            if cells[q] == WALL:
-                continue
-            at = 4 * (8 * d + i)
-            empty = cells[q] == EMPTY
-            w = _WEIGHTS[i]
-            code = codes[0, q, d] + w * own
-            codes[0, q, d] = code
-            t = tables[kind0, code]
-            saved[at] = pat[0, q, d]
-            saved[at + 2] = pscore[0, q]
-            if pat[0, q, d] != t:
-                pat[0, q, d] = t
-                new = point_score(pat, 0, q)
-                if empty:
-                    total[0] += new - pscore[0, q]
-                pscore[0, q] = new
-            code = codes[1, q, d] + w * other
-            codes[1, q, d] = code
-            t = tables[kind1, code]
-            saved[at + 1] = pat[1, q, d]
-            saved[at + 3] = pscore[1, q]
-            if pat[1, q, d] != t:
-                pat[1, q, d] = t
-                new = point_score(pat, 1, q)
-                if empty:
-                    total[1] += new - pscore[1, q]
-                pscore[1, q] = new
-    for dr in range(-2, 3):
-        base = p + dr * stride
-        for dc in range(-2, 3):
-            near[base + dc] += 1
-
-
-@njit(cache=True)
-def undo_saved(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
-               near: np.ndarray, dirs: np.ndarray, stride: int, p: int, saved: np.ndarray) -> None:
-    """Take back the stone :func:`make_move_saving` put on ``p``."""
-    own = 1 if cells[p] == BLACK else 2
-    other = 3 - own
-    cells[p] = EMPTY
-    for d in range(4):
-        step = dirs[d]
-        for i in range(8):
-            q = p + _OFFSETS[i] * step
-            if cells[q] == WALL:
-                continue
-            at = 4 * (8 * d + i)
-            w = _WEIGHTS[i]
-            codes[0, q, d] -= w * own
-            codes[1, q, d] -= w * other
-            pat[0, q, d] = saved[at]
-            pat[1, q, d] = saved[at + 1]
-            pscore[0, q] = saved[at + 2]
-            pscore[1, q] = saved[at + 3]
-    total[0] = saved[128]
-    total[1] = saved[129]
-    for dr in range(-2, 3):
-        base = p + dr * stride
-        for dc in range(-2, 3):
-            near[base + dc] -= 1
 
 
 @njit(cache=True)
