@@ -243,6 +243,7 @@ class Lobby:
             players = {color: row["player_id"], seat: player.id}
             await self.store.call(_seat_players, seek_id, room.id, tokens[color], players, row["pool"],
                                   bool(row["rated"]), time.time())
+            await room.read_players()  # the room's state names them from now on
         except Exception:
             await self.store.call(_release_seek, seek_id)  # the seek is open again for someone else
             raise

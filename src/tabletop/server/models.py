@@ -129,6 +129,23 @@ class OutcomeView(BaseModel):
 Color = Literal["black", "white"]
 
 
+class PlayerView(BaseModel):
+    name: str = Field(description="the signed-in player (their page: /@/NAME)")
+    rating: int = Field(description="the rating in the pool the player brought to this game, rounded")
+    display: str = Field(description='that rating as shown, "1500?" while provisional (RD above 110)', examples=["1500?"])
+    after: str | None = Field(description="the rating after this rated game, as shown; null until it is stored")
+    change: int | None = Field(description="after less before, both rounded; null until the change is stored")
+
+
+class RoomPlayers(BaseModel):
+    """The signed-in players of a room made from a seek or Play now."""
+
+    pool: str
+    rated: bool
+    black: PlayerView
+    white: PlayerView
+
+
 class RoomState(BaseModel):
     """A room as ``GET /api/rooms/{id}`` and the ``state`` frame show it (never a token; docs/wire.md)."""
 
@@ -156,6 +173,7 @@ class RoomState(BaseModel):
     thinking: Color | None
     watchers: int
     rematch: str | None = Field(description="the rematch room's id")
+    players: RoomPlayers | None = Field(None, description="null unless signed-in players sit in both seats")
 
 
 RecordFormat = Literal["ggf", "obf", "psq", "sgf", "transcript"]

@@ -10,25 +10,27 @@ the reverse; on PostgreSQL the rating rows are read ``FOR UPDATE``, so two games
 ending at once on two server processes are rated one after the other.
 
 A room without players (every game before accounts, every guest game) gets nothing written.
+:func:`read_players` reads the players' names and ratings back for the room's state.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from tabletop.games.core import BLACK
-from tabletop.ratings import Rating, rate_game
-from tabletop.server.store import Call, rating_history_table, ratings_table, room_players_table
+from tabletop.ratings import MAX_DEVIATION, Rating, rate_game
+from tabletop.server.store import Call, players_table, rating_history_table, ratings_table, room_players_table
 
 if TYPE_CHECKING:
     from tabletop.match import Match
     from tabletop.server.seats import Seats
 
-__all__ = ["Standing", "read_rating", "record_result", "result_call"]
+__all__ = ["Standing", "read_players", "read_rating", "record_result", "result_call"]
 
 
 def result_call(room_id: str, match: Match, seats: Seats) -> Call | None:
@@ -105,3 +107,43 @@ def record_result(conn: Connection, room_id: str, black_score: float, both_moved
         conn.execute(rating_history_table.insert().values(
             room_id=room_id, player_id=player_id, pool=pool, at=at, rating=new.rating,
             deviation=new.deviation, change=new.rating - old.rating.rating))
+
+
+def read_players(conn: Connection, room_id: str) -> dict[str, Any] | None:
+    """The players of ``room_id`` as its game screen shows them (None for a room without players):
+    ``{"pool", "rated", "black": ..., "white": ...}`` by stored seat row, each ``{"name", "rating",
+    "display", "after", "change"}``.  ``rating`` and ``display`` are the rating the player brought to
+    the game (their rating in the pool now, until the game's rating change is stored); ``after`` (the
+    new rating's display) and ``change`` (the rounded ratings' difference, so that the three numbers
+    agree on screen) stay None until then.  The rating before a rated game is the stored one less its
+    change, with the deviation of the player's previous rated game in the pool (a first game: 350),
+    since each rated game is the only change to a rating."""
+    row = conn.execute(
+        room_players_table.select().where(room_players_table.c.room_id == room_id)
+    ).mappings().first()
+    if row is None:
+        return None
+    found: dict[str, Any] = {"pool": row["pool"], "rated": bool(row["rated"])}
+    for label in ("black", "white"):
+        player_id = row[label]
+        name = conn.execute(sa.select(players_table.c.name).where(players_table.c.id == player_id)).scalar_one()
+        history = rating_history_table.c
+        changed = conn.execute(rating_history_table.select().where(
+            history.room_id == room_id, history.player_id == player_id)).mappings().first()
+        after: Rating | None = None
+        if changed is None:
+            before = read_rating(conn, player_id, row["pool"]).rating
+        else:
+            after = Rating(changed["rating"], changed["deviation"])
+            previous = conn.execute(
+                sa.select(history.deviation)
+                .where(history.player_id == player_id, history.pool == row["pool"], history.at < changed["at"])
+                .order_by(history.at.desc()).limit(1)
+            ).scalar()
+            before = Rating(changed["rating"] - changed["change"], MAX_DEVIATION if previous is None else previous)
+        found[label] = {
+            "name": name, "rating": round(before.rating), "display": before.display(),
+            "after": None if after is None else after.display(),
+            "change": None if after is None else round(after.rating) - round(before.rating),
+        }
+    return found

@@ -32,9 +32,9 @@ from tabletop.server.catchup import CatchUp, send_missed
 from tabletop.server.clock import FlagTimer, RoomTime, clock_settings
 from tabletop.server.errors import RoomError
 from tabletop.server.rematch import RematchOffer
-from tabletop.server.results import result_call
+from tabletop.server.results import read_players, result_call
 from tabletop.server.seats import COLORS, Client, Seats
-from tabletop.server.store import ActionRecord, RoomRecord, StoreConflict, StoredRoom
+from tabletop.server.store import ActionRecord, RoomRecord, SqlStore, StoreConflict, StoredRoom
 from tabletop.server.thinking import ComputerTurn
 
 if TYPE_CHECKING:
@@ -59,6 +59,9 @@ class Room:
         self.catch_up = CatchUp()
         self.closed = False
         self.stop_listening: Callable[[], None] = lambda: None  # the bus subscription of a shared room
+        # the signed-in players by stored seat row (results.read_players), read on first need
+        self.players: dict[str, Any] | None = None
+        self.players_read = False
         self._restore(stored)
 
     @property
@@ -108,6 +111,7 @@ class Room:
             return
         self.match.unsubscribe_all()
         self._restore(stored)
+        self.players_read = False  # another process may have seated them or stored their ratings
         send_missed(self)
         self.after_change()
 
@@ -121,6 +125,33 @@ class Room:
         self.match.unsubscribe_all()
 
     # -- views ------------------------------------------------------------------------------------
+    async def read_players(self) -> None:
+        """Read the room's players and their ratings from the store (after a seek seats them, and
+        after the game's result and rating change are committed)."""
+        store = self.hub.store
+        if not isinstance(store, SqlStore):
+            return
+
+        def read() -> dict[str, Any] | None:
+            with store.engine.connect() as conn:
+                return read_players(conn, self.id)
+
+        self.players = await asyncio.to_thread(read)
+        self.players_read = True
+
+    async def ensure_players(self) -> None:
+        """The players read once per room in memory; in a room shared with other server processes,
+        on every request for the state of a room that has players (its game may have ended there)."""
+        if not self.players_read or (self.hub.shared and self.players is not None):
+            await self.read_players()
+
+    def players_view(self) -> dict[str, Any] | None:
+        """The players by the colour each plays now (an opening rule may have swapped the seats)."""
+        p = self.players
+        if p is None:
+            return None
+        return {**p, "black": p[self.seats.row_label("black")], "white": p[self.seats.row_label("white")]}
+
     def forbidden(self) -> list[str]:
         board = self.match.board
         points = getattr(board, "forbidden_points", None)
@@ -146,6 +177,7 @@ class Room:
             thinking=None if thinking is None else thinking.label,
             watchers=self.seats.watchers(),
             rematch=self.record.rematch,
+            players=self.players_view(),
         )
         return s
 
@@ -163,6 +195,7 @@ class Room:
         async with self.lock:
             if self.hub.shared:
                 await self.reload()
+            await self.ensure_players()
             bad = self.seats.admit(client, tokens)
             m = self.match
             missed = None if since is None else m.version - since
@@ -293,6 +326,8 @@ class Room:
         self.next_action += 1
         if seq is not None and action.color is not None:
             self.seats[action.color].last_seq = seq
+        if also is not None and self.players is not None:
+            await self.read_players()  # the result and rating change just stored, before the end is announced
 
     def after_change(self) -> None:
         """Re-arm the flag timer and let a computer seat think, for the room as it is now."""

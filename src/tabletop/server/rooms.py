@@ -176,6 +176,7 @@ class RoomHub:
         moves: Sequence[str] = (),
     ) -> Room:
         room = Room(self, StoredRoom(record, seats))  # raises ValueError for a bad game, option or position
+        room.players_read = True  # none yet: a seek's accept seats them, then reads them (lobby.py)
         # a room that waits for its opponent starts (and its clock runs) when the seat is taken (join)
         at = time.time()
         actions = [] if room.seats.free() else [ActionRecord(0, "start", None, None, at)]

@@ -115,4 +115,5 @@ async def lobby(hub: Hub) -> Lobby:
 )
 async def room_state(room: KnownRoom) -> dict[str, Any]:
     """The room's state (never a token)."""
+    await room.ensure_players()
     return room.state()
