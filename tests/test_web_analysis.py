@@ -99,6 +99,10 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
     expect(page.locator(f"#board g.sq[data-move='{stored['positions'][ply]['best']}'] .hint")).to_have_count(
         1
     )
+    # at 1280x800 the graph and the analysis of the move shown fit on screen beside the board
+    for part in ("#graph svg", "#analysis-note", "#analysis-ply", "#analysis-legend"):
+        bottom = page.evaluate(f"() => document.querySelector('{part}').getBoundingClientRect().bottom + scrollY")
+        assert bottom <= 800, f"{part} ends at {bottom:.0f} px, below the fold"
     doc_shot(page, "analysis-reversi", full_page=True)
 
     # a second visit shows the stored analysis at once: no new analysis is asked for
@@ -124,6 +128,10 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
         expect(guest.locator("#graph svg.analysis-graph")).to_be_visible()
         expect(guest.locator("#move-list li[data-mark]")).to_have_count(len(marked))
         expect(guest.locator("#result-dialog")).to_be_hidden()
+        # on a phone "Moves" follows the board closely: no empty lines kept for a message or watchers
+        gap = guest.evaluate("() => document.querySelector('.moves-title').getBoundingClientRect().top"
+                             " - document.querySelector('#board').getBoundingClientRect().bottom")
+        assert gap <= 24, f"{gap:.0f} px between the board and the move list's title"
         for control in ("Resign", "Undo", "Hint", "New game", "Analyse"):
             expect(guest.get_by_role("button", name=control, exact=True)).to_be_hidden()
         guest.locator("body").press("Home")

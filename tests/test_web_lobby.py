@@ -26,6 +26,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     PageErrors,
     base_url,
     browser,
+    doc_shot,
     page_errors,
     play,
     result_dialog,
@@ -147,6 +148,12 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
     for page in (alice, bob):
         wait_ready(page)
     assert page_seat(alice) == ["black"] and page_seat(bob) == ["white"]
+    # the players bar names both, linking to their pages, with their provisional ratings in the pool
+    for page in (alice, bob):
+        for color, name in (("black", alice_name), ("white", bob_name)):
+            expect(page.locator(f"#player-{color} .name")).to_have_text(name)
+            expect(page.locator(f"#player-{color} .kind")).to_have_text(re.compile(r"^1500\? · "))
+            assert page.locator(f"#player-{color} .name a").get_attribute("href") == f"/@/{name}"
 
     # a Tic-tac-toe played to the end by clicks: Black (alice) makes a column
     for page, move in ((alice, "a1"), (bob, "b1"), (alice, "a2"), (bob, "b2"), (alice, "a3")):
@@ -158,9 +165,21 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
     result_dialog(bob)
     assert room(alice)["outcome"]["winner"] == "black" and room(bob)["outcome"]["winner"] == "black"
 
-    # both ratings changed as Glicko-2 says for one win between two new players
+    # both ratings changed as Glicko-2 says for one win between two new players: the result dialog
+    # and the players bar say by how much
     new_alice, new_bob = rate_game(DEFAULT, DEFAULT, 1.0)
     expected = {alice_name: new_alice, bob_name: new_bob}
+    gain, loss = round(new_alice.rating) - 1500, 1500 - round(new_bob.rating)
+    assert gain > 0 and loss > 0
+    for page in (alice, bob):
+        changes = page.locator("#result-ratings")
+        expect(changes).to_contain_text(f"{alice_name} 1500? → {new_alice.display()} (+{gain})")
+        expect(changes).to_contain_text(f"{bob_name} 1500? → {new_bob.display()} (−{loss})")
+        expect(page.locator("#player-black .kind")).to_have_text(re.compile(rf"^1500\? \+{gain} · "))
+        expect(page.locator("#player-white .kind")).to_have_text(re.compile(rf"^1500\? −{loss} · "))
+    doc_shot(alice, "rated-game-end")
+    bob.set_viewport_size({"width": 375, "height": 812})
+    doc_shot(bob, "rated-game-end-phone")
     for name, rating in expected.items():
         alice.goto(f"{base_url}/@/{name}")
         card = alice.locator('.rating-card[data-pool="tictactoe-bullet"]')

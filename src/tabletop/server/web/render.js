@@ -79,14 +79,15 @@ function renderPlayers() {
   document.querySelector(".players").dataset.game = room.game;
   for (const color of COLORS) {
     const panel = $(`player-${color}`);
-    panel.querySelector(".name").textContent = colorName(color);
+    const player = room.players && room.players[color]; // signed-in players of a seek's game
+    showName(panel.querySelector(".name"), color, player);
     let kind;
     if (isComputer(color)) kind = seatKind(color).replace(/^level:(\d+)$/, "computer, level $1");
     else if (mine(color)) kind = isLocal() && mine(color === "black" ? "white" : "black") ? "player" : "you";
     else kind = isLocal() || !isPlayer() ? "player" : "opponent";
     if (!isComputer(color) && !mine(color) && !seatTaken(color)) kind += ", not joined yet";
     else if (!isComputer(color) && !mine(color) && !seatConnected(color)) kind += ", away";
-    panel.querySelector(".kind").textContent = kind;
+    panel.querySelector(".kind").textContent = player ? `${ratingText(player)} · ${kind}` : kind;
     const count = panel.querySelector(".count");
     count.hidden = room.game !== "reversi";
     count.textContent = String(n[color]);
@@ -95,6 +96,32 @@ function renderPlayers() {
     panel.querySelector(".clock").hidden = !room.clocks;
   }
   tickClocks();
+}
+
+/** A signed-in player's name, linking to their page; else the colour. */
+function showName(el, color, player) {
+  const key = player ? player.name : colorName(color);
+  if (el.dataset.player === key && el.childNodes.length) return; // unchanged: a focused link stays
+  el.dataset.player = key;
+  if (!player) {
+    el.textContent = key;
+    return;
+  }
+  const link = document.createElement("a");
+  link.href = `/@/${encodeURIComponent(player.name)}`;
+  link.textContent = player.name;
+  link.title = `${colorName(color)}: ${player.name}'s page`; // the colour the name replaces
+  el.replaceChildren(link);
+}
+
+/** A player's rating in the game's pool, and its change once a rated game's is stored. */
+function ratingText(player) {
+  return player.change === null ? player.display : `${player.display} ${signed(player.change)}`;
+}
+
+/** A rating change as players write it: +162, −162, ±0. */
+export function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0";
 }
 
 function renderStatus() {
@@ -216,18 +243,19 @@ function renderControls() {
   const local = isLocal();
   const over = Boolean(room.outcome);
   for (const b of document.querySelectorAll("[data-local]")) b.hidden = !player || !local;
-  for (const b of document.querySelectorAll("[data-online]")) b.hidden = !player || local;
+  // what cannot be used once the game is over leaves the column to the review and its analysis
+  for (const b of document.querySelectorAll("[data-online]")) b.hidden = !player || local || over;
   $("undo").disabled = !(room.moves || []).length;
   $("redo").disabled = !game.undone.length;
-  $("resign").hidden = !player;
+  $("resign").hidden = !player || over;
   $("resign").disabled = over || !room.turn;
-  $("hint").hidden = !player || !local; // no engine help between two people online
+  $("hint").hidden = !player || !local || over; // no engine help between two people online
   $("hint").disabled = over || !room.turn;
   $("rematch").hidden = !player;
   $("rematch").disabled = !over;
   $("takeback").disabled = over || !(room.moves || []).length;
   $("draw").disabled = over;
-  $("show-legal-box").hidden = room.game !== "reversi";
+  $("show-legal-box").hidden = room.game !== "reversi" || over;
   const invite = game.seat && game.seat.invite;
   $("invite-box").hidden = !invite || over;
   if (invite) $("invite-url").value = invite;

@@ -8,7 +8,7 @@ import { drawGraph, plyAt } from "/web/graph.js";
 import { analysisShown } from "/web/analysis.js";
 import { showPly } from "/web/review.js";
 import { game, COLORS, SQUARE, colorName, counts, isComputer, isLocal, isPlayer, mine } from "/web/state.js";
-import { render } from "/web/render.js";
+import { render, signed } from "/web/render.js";
 
 export function askOrWait(color, kind) {
   const other = color === "black" ? "white" : "black";
@@ -108,10 +108,32 @@ export function gameEnded() {
   const empties = emptiesToWinner(outcome);
   if (empties) parts.push(empties);
   $("result-text").textContent = parts.join(" ");
+  $("result-ratings").textContent = "";
+  showRatingChanges();
   $("result-rematch").hidden = !isPlayer();
   const dialog = $("result-dialog");
   if (!dialog.open) dialog.showModal();
   loadGraph();
+}
+
+/** Each player's rating change of a rated game ("alice 1500? → 1662? (+162)"), asked of the server
+ * when the state at hand lacks it: the result and the change are stored in one transaction,
+ * committed before the end of the game is announced. */
+async function showRatingChanges() {
+  let players = game.room.players;
+  if (!players || !players.rated) return;
+  if (players.black.change === null) {
+    try {
+      players = (await api("GET", `/api/rooms/${encodeURIComponent(game.id)}`)).players;
+    } catch {
+      return; // the dialog says the result; the player page has the ratings
+    }
+    if (!players || players.black.change === null) return; // not rated: aborted before both moved
+    game.room.players = players;
+    render();
+  }
+  $("result-ratings").textContent = COLORS.map((c) => players[c])
+    .map((p) => `${p.name} ${p.display} → ${p.after} (${signed(p.change)})`).join("\n");
 }
 
 /** Reversi: when the game ends with empty squares, the rules give them to the winner,
