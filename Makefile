@@ -53,7 +53,7 @@ test: setup system-deps lint typecheck unit
 
 ## make screenshots: rerun the browser tests that write docs/screenshots/ (a test run leaves them alone)
 screenshots: setup system-deps
-	TABLETOP_DOC_SHOTS=1 $(BIN)/pytest -q tests/test_web_import.py tests/test_web_analysis.py
+	TABLETOP_DOC_SHOTS=1 $(BIN)/pytest -q tests/test_web_import.py tests/test_web_analysis.py tests/test_web_lobby.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

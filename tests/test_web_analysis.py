@@ -103,6 +103,7 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
     for part in ("#graph svg", "#analysis-note", "#analysis-ply", "#analysis-legend"):
         bottom = page.evaluate(f"() => document.querySelector('{part}').getBoundingClientRect().bottom + scrollY")
         assert bottom <= 800, f"{part} ends at {bottom:.0f} px, below the fold"
+    doc_shot(page, "analysis-review-1280x800")
     doc_shot(page, "analysis-reversi", full_page=True)
 
     # a second visit shows the stored analysis at once: no new analysis is asked for
