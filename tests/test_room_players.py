@@ -101,3 +101,11 @@ def test_a_game_aborted_before_both_sides_moved_shows_no_change(players: Players
     play(players.client, room, tokens, ["a1"], then="white")
     found = players.as_(None).get(f"/api/rooms/{room}").json()["players"]
     assert found["rated"] is True and found["black"]["after"] is None and found["white"]["change"] is None
+
+
+def test_the_players_follow_their_seats_when_an_opening_swaps_the_colours(players: Players) -> None:
+    room, _ = start_game(players, "alice", "bob", color="black", rated=True)
+    held = players.client.app.state.hub.rooms[room]  # type: ignore[attr-defined]
+    held.seats.swap()  # what a swap opening's choice does to the room's seats
+    found = players.as_(None).get(f"/api/rooms/{room}").json()["players"]
+    assert (found["black"]["name"], found["white"]["name"]) == ("bob", "alice")
