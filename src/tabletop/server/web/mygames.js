@@ -86,9 +86,12 @@ function item(id, colors, room) {
   const when = createdAt(id);
   const date = when ? when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";
   const variant = variantText(room.game, room.options || {});
-  link.setAttribute("aria-label", `${link.textContent} ${variant} against ${opponentText(room, colors)}`);
+  // the row's text describes the link (a label holding "a friend at this screen" would also name
+  // the start form's fields of those words)
   const text = document.createElement("span");
   text.className = "my-game";
+  text.id = `my-game-${id}`;
+  link.setAttribute("aria-describedby", text.id);
   const title = document.createElement("strong");
   title.textContent = variant;
   const details = document.createElement("span");
