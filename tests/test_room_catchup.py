@@ -78,9 +78,12 @@ class Processes:
 async def processes() -> AsyncIterator[Processes]:
     store = SqlStore("sqlite://")
     pool = Pool(1)
+    made = Processes(store, LocalBus(), pool)
     try:
-        yield Processes(store, LocalBus(), pool)
+        yield made
     finally:
+        for hub in made.hubs:  # their catch-up tasks end before the store they read goes
+            await hub.close()
         await store.close()
         pool.close()
 
@@ -174,7 +177,10 @@ async def _resend_after_kill() -> None:
         assert room_other is not None
         await room_other.move(again.client, "h10", 3)
         assert again.acks() == [{"type": "ack", "seq": 3, "duplicate": True}]
-        assert again.moves() == ["h10"]  # the missed events came with the hello
+        # black sees h10 once: either on the first process (its own catch-up round may send it
+        # there before the kill) or with the hello on the other, as one of the missed events
+        assert black.moves().count("h10") + again.moves().count("h10") == 1
+        assert again.moves() == (["h10"] if "h10" not in black.moves() else [])
         assert _stored_moves(await two.store.load(room_id)) == ["h8", "a1", "h9", "a2", "h10"]
 
 

@@ -196,4 +196,4 @@ class Accounts:
             with self.store.engine.connect() as conn:
                 return conn.execute(query).mappings().first()
 
-        return await asyncio.to_thread(read)
+        return await self.store.read(read)

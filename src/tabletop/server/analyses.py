@@ -235,7 +235,7 @@ class Analyses:
                 row = conn.execute(query).first()
             return None if row is None else (row[0], row[1])
 
-        row = await asyncio.to_thread(read)
+        row = await store.read(read)
         if row is None or row[0] != " ".join(moves):
             return None
         return GameAnalysis(room_id, moves, "done", len(moves) + 1, json.loads(row[1]))

@@ -18,7 +18,6 @@ next accept or collect clears it from every row.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import secrets
@@ -185,7 +184,7 @@ class Lobby:
             with self.store.engine.connect() as conn:
                 return function(conn, *args)
 
-        return await asyncio.to_thread(read)
+        return await self.store.read(read)
 
     async def _publish(self, kind: str, **data: Any) -> None:
         await self.hub.bus.publish(LOBBY_CHANNEL, Broadcast(kind, [frame("lobby", event=kind, **data)]))

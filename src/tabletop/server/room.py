@@ -136,7 +136,7 @@ class Room:
             with store.engine.connect() as conn:
                 return read_players(conn, self.id)
 
-        self.players = await asyncio.to_thread(read)
+        self.players = await store.read(read)
         self.players_read = True
 
     async def ensure_players(self) -> None:

@@ -31,9 +31,11 @@ import json
 import pickle
 import threading
 from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -241,6 +243,9 @@ class StoredRoom:
     room: RoomRecord
     seats: dict[str, SeatRecord]
     actions: list[ActionRecord] = field(default_factory=list)
+
+
+T = TypeVar("T")
 
 
 class Store(Protocol):
@@ -602,6 +607,9 @@ class SqlStore:
         # batches out at once: the writer process takes the next while it commits one; the thread one at a time
         self._depth = 1 if self._process is None else WRITER_DEPTH
         self._in_flight = 0
+        # the threads that use the engine: one for an in-memory database, whose single shared
+        # connection must never run two statements at once (its commits run there too)
+        self._readers = ThreadPoolExecutor(max_workers=1 if in_memory else 4, thread_name_prefix="store")
         self._kick_scheduled = False
         self._kick_loop: asyncio.AbstractEventLoop | None = None
         self.commits = 0
@@ -639,7 +647,7 @@ class SqlStore:
     def _submit(self, works: list[_Write]) -> asyncio.Future[tuple[list[Outcome], int]]:
         if self._process is not None:
             return self._process.submit(works)
-        return asyncio.ensure_future(asyncio.to_thread(self._commit_here, works))
+        return asyncio.wrap_future(self._readers.submit(self._commit_here, works))
 
     def _landed(self, batch: list[tuple[_Write, asyncio.Future[Any]]], reply: asyncio.Future[Any]) -> None:
         self._in_flight -= 1
@@ -694,8 +702,15 @@ class SqlStore:
         return bool(await self._write(_TakeSeat(room_id, color, token_hash)))
 
     # -- reads --------------------------------------------------------------------------------
+    async def read(self, function: Callable[[], T]) -> T:
+        """Run ``function`` (a read through :attr:`engine`) in the store's reader threads.
+        :meth:`close` waits for the reads under way before it disposes of the engine: a
+        cancelled task does not stop its thread, and SQLite crashes on a connection disposed
+        under a query.  A read cancelled before it started never runs."""
+        return await asyncio.wrap_future(self._readers.submit(function))
+
     async def load(self, room_id: str) -> StoredRoom | None:
-        return await asyncio.to_thread(self._load, room_id)
+        return await self.read(lambda: self._load(room_id))
 
     def _load(self, room_id: str) -> StoredRoom | None:
         with self.engine.connect() as conn:
@@ -725,7 +740,7 @@ class SqlStore:
                     for r in conn.execute(sa.select(rooms_table.c.id).where(rooms_table.c.over.is_(False)))
                 ]
 
-        return await asyncio.to_thread(read)
+        return await self.read(read)
 
     async def lobby(self, limit: int = 100) -> list[RoomRecord]:
         def read() -> list[RoomRecord]:
@@ -745,11 +760,12 @@ class SqlStore:
             with self.engine.connect() as conn:
                 return [_room(r) for r in conn.execute(query).mappings()]
 
-        return await asyncio.to_thread(read)
+        return await self.read(read)
 
     async def close(self) -> None:
         while self._pending or self._in_flight:  # the last batches
             await asyncio.sleep(0.005)
+        await asyncio.to_thread(self._readers.shutdown, True)  # the reads under way
         if self._process is not None:
             self._process.close()
         self.engine.dispose()
