@@ -249,6 +249,20 @@ def test_the_lobby_socket_shows_seeks_come_and_go_and_a_leaving_players_seeks_ar
     assert players.client.get("/api/seeks").json() == {"seeks": []}
 
 
+def test_signing_out_cancels_the_players_seeks_and_no_one_elses(players: Players) -> None:
+    mine = [post_seek(players, "alice")["id"], post_seek(players, "alice")["id"]]
+    other = post_seek(players, "bob")["id"]
+    with players.as_(None).websocket_connect("/api/lobby/ws") as watcher:
+        assert {s["id"] for s in watcher.receive_json()["seeks"]} == {*mine, other}
+        assert players.as_("alice").delete("/api/session").status_code == 204
+        assert [s["id"] for s in players.as_(None).get("/api/seeks").json()["seeks"]] == [other]
+        cancelled = [watcher.receive_json(), watcher.receive_json()]  # the watcher is told of both
+        assert sorted(f["id"] for f in cancelled) == sorted(mine)
+        assert {f["event"] for f in cancelled} == {"seek_cancelled"}
+    # the session is gone: the old cookie posts nothing
+    assert players.as_("alice").post("/api/seeks", json={"game": "tictactoe"}).status_code == 401
+
+
 def test_play_now_pairs_with_the_nearest_waiting_player_or_waits_with_a_computer_offer(players: Players) -> None:
     body = {"game": "gomoku", "options": {"rule": "renju"}, "clock": {"initial": 600, "increment": 5}}
     waiting = players.as_("alice").post("/api/play-now", json=body).json()

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from tabletop.server.accounts import MAX_PASSWORD, MIN_PASSWORD, AccountError, Accounts, Player
+from tabletop.server.lobby import lobby_of
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.deps import Hub
 from tabletop.server.routers.responses import errors
@@ -111,11 +112,15 @@ async def who_am_i(player: SignedIn) -> Me:
 
 
 @router.delete("/session", operation_id="sign_out", status_code=204, response_class=Response)
-async def sign_out(request: Request, accounts: AccountsDep) -> Response:
-    """End this session (nothing to do when there is none)."""
+async def sign_out(request: Request, accounts: AccountsDep, hub: Hub) -> Response:
+    """End this session and cancel the player's open seeks: a player who signed out is
+    not waiting for a game (nothing to do when there is no session)."""
     token = request.cookies.get(COOKIE)
+    player = await accounts.session(token)
     if token and len(token) <= 100:
         await accounts.sign_out(token)
+    if player is not None:
+        await lobby_of(request.app, hub).cancel(player)
     response = Response(status_code=204)
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
     return response

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
 
 from tabletop.server.bus import Broadcast, encode_frame, frame
-from tabletop.server.lobby import LOBBY_CHANNEL, Lobby
+from tabletop.server.lobby import LOBBY_CHANNEL, Lobby, lobby_of
 from tabletop.server.models import ClockRequest, Joined, OptionValue
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.accounts import COOKIE, SignedIn, accounts_of
@@ -94,14 +94,6 @@ class Paired(BaseModel):
 class Leaderboard(BaseModel):
     pool: str
     players: list[dict[str, Any]]
-
-
-def lobby_of(app: Any, hub: RoomHub) -> Lobby:
-    """The server's :class:`Lobby` (made on first use)."""
-    lobby: Lobby | None = getattr(app.state, "lobby", None)
-    if lobby is None:
-        lobby = app.state.lobby = Lobby(hub)
-    return lobby
 
 
 def get_lobby(request: Request, hub: Hub) -> Lobby:
