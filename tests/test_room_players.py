@@ -109,3 +109,47 @@ def test_the_players_follow_their_seats_when_an_opening_swaps_the_colours(player
     held.seats.swap()  # what a swap opening's choice does to the room's seats
     found = players.as_(None).get(f"/api/rooms/{room}").json()["players"]
     assert (found["black"]["name"], found["white"]["name"]) == ("bob", "alice")
+
+
+def rematch(client: TestClient, room: str, tokens: dict[str, str]) -> str:
+    """Both seats of the finished ``room`` ask for a rematch: the new room's id."""
+    with client.websocket_connect(f"/api/rooms/{room}/ws") as black, \
+            client.websocket_connect(f"/api/rooms/{room}/ws") as white:
+        for color, ws in (("black", black), ("white", white)):
+            ws.send_json({"type": "hello", "token": tokens[color]})
+            assert ws.receive_json()["type"] == "state"
+        black.send_json({"type": "rematch"})
+        white.send_json({"type": "rematch"})
+        while True:
+            f = black.receive_json()
+            assert f["type"] != "error", f
+            if f["type"] == "event" and f["event"]["kind"] == "rematch_started":
+                return str(f["event"]["room"])
+
+
+def test_a_rematch_names_the_same_players_colours_swapped_and_is_rated_like_the_first(players: Players) -> None:
+    first, tokens = start_game(players, "alice", "bob", color="black", rated=True)
+    play(players.client, first, tokens, COLUMN)  # alice (Black) wins
+    alice, bob = rate_game(DEFAULT, DEFAULT, 1.0)
+    second = rematch(players.client, first, tokens)
+    swapped = {"black": tokens["white"], "white": tokens["black"]}  # each player keeps their token
+    for state in (state_frame(players.client, second), state_frame(players.client, second, swapped["black"])):
+        found = state["players"]
+        assert (found["black"]["name"], found["white"]["name"]) == ("bob", "alice")
+        assert (found["pool"], found["rated"]) == ("tictactoe-bullet", True)
+        assert without_name(found["black"]) == seen(bob) and without_name(found["white"]) == seen(alice)
+    play(players.client, second, swapped, COLUMN)  # bob (Black now) wins
+    new_bob, new_alice = rate_game(bob, alice, 1.0)
+    after = players.as_(None).get(f"/api/rooms/{second}").json()["players"]
+    assert without_name(after["black"]) == seen(bob, new_bob)
+    assert without_name(after["white"]) == seen(alice, new_alice)
+
+
+def test_a_guest_games_rematch_has_no_players(app_client: TestClient) -> None:
+    created = app_client.post("/api/rooms", json={"game": "tictactoe"}).json()
+    secret = created["invite"].split("invite=")[1]
+    joined = app_client.post(f"/api/rooms/{created['room']}/join", json={"invite": secret}).json()
+    tokens = {"black": created["tokens"]["black"], "white": joined["token"]}
+    play(app_client, created["room"], tokens, COLUMN)
+    second = rematch(app_client, created["room"], tokens)
+    assert app_client.get(f"/api/rooms/{second}").json()["players"] is None

@@ -109,6 +109,21 @@ def record_result(conn: Connection, room_id: str, black_score: float, both_moved
             deviation=new.deviation, change=new.rating - old.rating.rating))
 
 
+def seat_rematch_players(conn: Connection, old_id: str, new_id: str, black_row: str, white_row: str) -> bool:
+    """Give the rematch ``new_id`` of a room with players the same players, colours swapped: its
+    Black is who sat in ``old_id``'s seat row ``black_row`` (the one that played White), with the
+    same pool and rated flag, so the rematch shows their names and counts as the first game did.
+    False when ``old_id`` had no players (a guest game)."""
+    row = conn.execute(
+        room_players_table.select().where(room_players_table.c.room_id == old_id)
+    ).mappings().first()
+    if row is None:
+        return False
+    conn.execute(room_players_table.insert().values(
+        room_id=new_id, black=row[black_row], white=row[white_row], pool=row["pool"], rated=row["rated"]))
+    return True
+
+
 def read_players(conn: Connection, room_id: str) -> dict[str, Any] | None:
     """The players of ``room_id`` as its game screen shows them (None for a room without players):
     ``{"pool", "rated", "black": ..., "white": ...}`` by stored seat row, each ``{"name", "rating",

@@ -24,9 +24,10 @@ from tabletop.match import MatchError
 from tabletop.server.bus import Broadcast, Bus, frame
 from tabletop.server.errors import RoomError
 from tabletop.server.rematch import rematch_records
+from tabletop.server.results import seat_rematch_players
 from tabletop.server.room import Room
 from tabletop.server.seats import Client, hash_secret, new_secret
-from tabletop.server.store import ActionRecord, RoomRecord, SeatRecord, Store, StoredRoom
+from tabletop.server.store import ActionRecord, RoomRecord, SeatRecord, SqlStore, Store, StoredRoom
 from tabletop.server.workers import Pool
 
 __all__ = ["Client", "Room", "RoomError", "RoomHub", "hash_secret", "new_room_id", "new_secret"]
@@ -206,7 +207,14 @@ class RoomHub:
     async def create_rematch(self, old: Room) -> Room:
         """The same players with colours swapped: each keeps its token."""
         record, seats = rematch_records(old.record, old.seats.rows, new_room_id())
-        return await self._start(record, seats, rematch_of=old.id)  # one commit for both rooms
+        room = await self._start(record, seats, rematch_of=old.id)  # one commit for both rooms
+        await old.ensure_players()
+        if old.players is not None and isinstance(self.store, SqlStore):
+            # before anyone greets the new room: its first state names the players
+            black_row, white_row = old.seats.row_label("white"), old.seats.row_label("black")
+            await self.store.call(seat_rematch_players, old.id, room.id, black_row, white_row)
+            await room.read_players()
+        return room
 
     async def join(self, room_id: str, invite: str | None) -> tuple[str, str]:
         room = await self.get(room_id)
