@@ -10,7 +10,7 @@ measures; it changes no server code path.  The players run in ``--clients``
 processes (both players of a game in the same one, which times the relay), and
 each player keeps one connection for the whole run: it asks for batched frames
 (``?batch=1``) and follows each rematch into its new room (``?follow=1``).
-The players connect with the ``websockets`` library's asyncio client
+The players connect with aiohttp's websocket client
 (:mod:`.wsclient`, the same options for the reference relay).
 """
 
