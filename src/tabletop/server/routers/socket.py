@@ -3,7 +3,7 @@
 It reads the client's frames, refuses the ones that are too large, too many or
 malformed, and turns each into a room request (:class:`~tabletop.server.room.Room`).
 What the room sends back (its own frames for this client and the room's
-broadcasts) waits in an :class:`asyncio.Queue` for one sending task, which
+broadcasts) waits in an outbox (a deque) for one sending task, which
 writes everything queued since it last ran: each frame alone, or with
 ``?batch=1`` up to :data:`BATCH_FRAMES` of them in one
 ``{"type":"batch","frames":[...]}`` frame.  With ``?follow=1`` a rematch moves
@@ -99,7 +99,11 @@ class Connection:
         self.room = room  # the current room: a following connection moves on to each rematch
         params = websocket.query_params
         self.batch = params.get("batch") == "1"
-        self.queue: asyncio.Queue[Outgoing] = asyncio.Queue()
+        self.outbox: deque[Outgoing] = deque()
+        # the sending task's wake-up while the outbox is empty: a future of the connection's
+        # loop, made without asking asyncio for the running loop (a getpid() call in 3.11)
+        self._loop = asyncio.get_running_loop()
+        self._wake: asyncio.Future[None] | None = None
         self.overflowed = False
         self.client = Client(self.put, self.follow if params.get("follow") == "1" else None)
         self.switching: list[asyncio.Task[None]] = []
@@ -112,11 +116,15 @@ class Connection:
         """Queue a frame for the socket (nothing more once it overflowed)."""
         if self.overflowed:
             return
-        if self.queue.qsize() >= MAX_QUEUED:
+        if len(self.outbox) >= MAX_QUEUED:
             self.overflowed = True
-            self.queue.put_nowait(_CLOSE)
-            return
-        self.queue.put_nowait(item)
+            item = _CLOSE
+        self.outbox.append(item)
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
 
     async def run(self) -> None:
         sender = asyncio.get_running_loop().create_task(self._send())
@@ -169,14 +177,16 @@ class Connection:
 
     async def _send(self) -> None:
         """Send what is queued, in order, until the socket closes (or overflowed: close it)."""
-        websocket, queue = self.websocket, self.queue
+        websocket, outbox = self.websocket, self.outbox
         try:
             while True:
-                items = [await queue.get()]
+                if not outbox:
+                    self._wake = self._loop.create_future()
+                    await self._wake
                 if not self.settled.is_set():
                     await self.settled.wait()
-                while not queue.empty():
-                    items.append(queue.get_nowait())
+                items = list(outbox)
+                outbox.clear()
                 closing = items[-1] is _CLOSE
                 if closing:
                     items.pop()
