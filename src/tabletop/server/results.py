@@ -33,6 +33,12 @@ if TYPE_CHECKING:
 __all__ = ["Standing", "read_players", "read_rating", "record_result", "result_call"]
 
 
+# Built once: every game's end runs the first (a guest game's too, which finds no row), and a
+# statement built per call costs the writer more than the row it reads.
+_ROOM_PLAYERS = room_players_table.select().where(room_players_table.c.room_id == sa.bindparam("room_id_"))
+_END_ROOM_PLAYERS = room_players_table.update().where(room_players_table.c.room_id == sa.bindparam("room_id_"))
+
+
 def result_call(room_id: str, match: Match, seats: Seats) -> Call | None:
     """What to write with the last action of ``match`` (None while it goes on)."""
     outcome = match.outcome()
@@ -76,16 +82,10 @@ def read_rating(conn: Connection, player_id: str, pool: str, *, lock: bool = Fal
 def record_result(conn: Connection, room_id: str, black_score: float, both_moved: bool, at: float) -> None:
     """Store the result of ``room_id`` for its players and, if rated and both sides moved, the
     ratings' change (inside the caller's transaction)."""
-    row = conn.execute(
-        room_players_table.select().where(room_players_table.c.room_id == room_id)
-    ).mappings().first()
+    row = conn.execute(_ROOM_PLAYERS, {"room_id_": room_id}).mappings().first()
     if row is None or row["ended"] is not None:
         return  # a guest game, or a result already stored (a replayed write)
-    conn.execute(
-        room_players_table.update()
-        .where(room_players_table.c.room_id == room_id)
-        .values(black_score=black_score if both_moved else None, ended=at)
-    )
+    conn.execute(_END_ROOM_PLAYERS, {"room_id_": room_id, "black_score": black_score if both_moved else None, "ended": at})
     if not row["rated"] or not both_moved:
         return  # casual, or aborted before each side had moved: never rated
     pool = row["pool"]
@@ -114,9 +114,7 @@ def seat_rematch_players(conn: Connection, old_id: str, new_id: str, black_row: 
     Black is who sat in ``old_id``'s seat row ``black_row`` (the one that played White), with the
     same pool and rated flag, so the rematch shows their names and counts as the first game did.
     False when ``old_id`` had no players (a guest game)."""
-    row = conn.execute(
-        room_players_table.select().where(room_players_table.c.room_id == old_id)
-    ).mappings().first()
+    row = conn.execute(_ROOM_PLAYERS, {"room_id_": old_id}).mappings().first()
     if row is None:
         return False
     conn.execute(room_players_table.insert().values(
@@ -133,9 +131,7 @@ def read_players(conn: Connection, room_id: str) -> dict[str, Any] | None:
     agree on screen) stay None until then.  The rating before a rated game is the stored one less its
     change, with the deviation of the player's previous rated game in the pool (a first game: 350),
     since each rated game is the only change to a rating."""
-    row = conn.execute(
-        room_players_table.select().where(room_players_table.c.room_id == room_id)
-    ).mappings().first()
+    row = conn.execute(_ROOM_PLAYERS, {"room_id_": room_id}).mappings().first()
     if row is None:
         return None
     found: dict[str, Any] = {"pool": row["pool"], "rated": bool(row["rated"])}

@@ -354,6 +354,9 @@ def _action_values(room_id: str, a: ActionRecord) -> dict[str, Any]:
 # The statements of a batch, each run once with every row of the batch (an executemany):
 # a room's row goes in before its seats and actions.
 _ROOM_ID: sa.BindParameter[str] = sa.bindparam("room_id_")
+_INSERT_ROOM = rooms_table.insert()
+_INSERT_SEAT = seats_table.insert()
+_INSERT_ACTION = actions_table.insert()
 _FINISH = rooms_table.update().where(rooms_table.c.id == _ROOM_ID).values(over=True)
 _LINK_REMATCH = (
     rooms_table.update().where(rooms_table.c.id == _ROOM_ID).values(rematch=sa.bindparam("rematch_"))
@@ -391,9 +394,9 @@ def _write_rows(conn: Connection, writes: list[_Rows]) -> None:
             if w.also is not None:
                 calls.append(w.also)
     for statement, rows in (
-        (rooms_table.insert(), rooms),
-        (seats_table.insert(), seats),
-        (actions_table.insert(), actions),
+        (_INSERT_ROOM, rooms),
+        (_INSERT_SEAT, seats),
+        (_INSERT_ACTION, actions),
         (_FINISH, finished),
         (_LINK_REMATCH, rematches),
     ):
