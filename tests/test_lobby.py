@@ -263,6 +263,53 @@ def test_signing_out_cancels_the_players_seeks_and_no_one_elses(players: Players
     assert players.as_("alice").post("/api/seeks", json={"game": "tictactoe"}).status_code == 401
 
 
+def test_a_seek_no_process_has_seen_its_poster_in_the_lobby_for_a_minute_is_cancelled(players: Players) -> None:
+    """The heartbeat: each process vouches for the players with a lobby socket in it; the open seeks of a
+    player nobody vouched for in SEEK_FRESH seconds (posted over the API and never in the lobby, or whose
+    process stopped without closing their socket) are cancelled, and every lobby is told."""
+    import time
+
+    from tabletop.server.lobby import SEEK_FRESH
+
+    lobby = players.client.app.state.lobby  # type: ignore[attr-defined]
+    portal = players.client.portal
+    assert portal is not None
+    away = post_seek(players, "alice")["id"]  # alice posts over the API and never opens the lobby
+    players.as_("bob")
+    with players.client.websocket_connect("/api/lobby/ws") as bob_socket:  # bob waits in the lobby
+        bob_socket.receive_json()
+        here = post_seek(players, "bob")["id"]
+        bob_socket.receive_json()  # his own seek_posted
+        later = time.time() + SEEK_FRESH / 2
+        assert portal.call(lobby.heartbeat, later) == []  # half a minute: both still open
+        assert portal.call(lobby.heartbeat, later + SEEK_FRESH / 2 + 1) == [away]  # bob was vouched for
+        assert bob_socket.receive_json() == {"type": "lobby", "event": "seek_cancelled", "id": away}
+        assert portal.call(lobby.heartbeat, later + SEEK_FRESH / 2 + 2) == []  # swept once
+    deadline = time.monotonic() + 10  # bob left: his seek is cancelled by a task of its own
+    while players.as_(None).get("/api/seeks").json()["seeks"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert players.as_(None).get("/api/seeks").json() == {"seeks": []}
+    assert players.as_("carol").post(f"/api/seeks/{here}/accept").status_code == 404
+
+
+def test_a_seek_whose_poster_was_not_seen_for_a_minute_cannot_be_accepted_before_the_sweep(
+    players: Players,
+) -> None:
+    """Between two heartbeats a stale seek is neither listed nor taken."""
+    import sqlalchemy as sa_
+
+    from tabletop.server.lobby import SEEK_FRESH
+    from tabletop.server.store import seeks_table
+
+    seek = post_seek(players, "alice")["id"]
+    store = players.client.app.state.hub.store  # type: ignore[attr-defined]
+    with store.engine.begin() as conn:  # alice was last seen more than a minute ago
+        conn.execute(sa_.update(seeks_table).values(seen=seeks_table.c.seen - SEEK_FRESH - 1))
+    assert players.as_(None).get("/api/seeks").json() == {"seeks": []}
+    refused = players.as_("bob").post(f"/api/seeks/{seek}/accept")
+    assert refused.status_code == 404 and "left the lobby" in refused.json()["message"]
+
+
 def test_play_now_pairs_with_the_nearest_waiting_player_or_waits_with_a_computer_offer(players: Players) -> None:
     body = {"game": "gomoku", "options": {"rule": "renju"}, "clock": {"initial": 600, "increment": 5}}
     waiting = players.as_("alice").post("/api/play-now", json=body).json()

@@ -78,7 +78,7 @@ def test_a_new_database_is_migrated_to_the_newest_schema(tmp_path: Path) -> None
     names = set(sa.inspect(store.engine).get_table_names())
     assert {"rooms", "seats", "actions", "alembic_version"} <= names
     with store.engine.connect() as conn:
-        assert conn.execute(sa.text("select version_num from alembic_version")).scalar() == "0005"
+        assert conn.execute(sa.text("select version_num from alembic_version")).scalar() == "0006"
         assert conn.execute(sa.text("pragma journal_mode")).scalar() == "wal"
     SqlStore(f"sqlite:///{tmp_path / 'fresh.db'}")  # a second start finds it current
 

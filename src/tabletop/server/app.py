@@ -16,6 +16,7 @@ from fastapi import FastAPI
 
 from tabletop.server.analyses import Analyses
 from tabletop.server.bus import make_bus
+from tabletop.server.lobby import Lobby
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers import accounts, analysis, imports, lobby, pages, rooms
 from tabletop.server.routers.responses import add_error_handlers
@@ -30,13 +31,16 @@ __all__ = ["create_app"]
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Open the store, the bus and the pool, resume unfinished rooms; close all at shutdown."""
+    """Open the store, the bus and the pool, start the lobby's seek heartbeat, resume unfinished
+    rooms; close all at shutdown."""
     settings: Settings = app.state.settings
     store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
     bus = await make_bus(settings.redis)
     pool = Pool(settings.workers)
     hub = RoomHub(store, bus, pool, replay_limit=settings.replay_limit, shared=settings.redis is not None)
     app.state.hub = hub
+    app.state.lobby = Lobby(hub)
+    hub.spawn(app.state.lobby.keep_seeks_fresh())  # the seeks of players who left go (lobby.py)
     await hub.resume()
     try:
         yield

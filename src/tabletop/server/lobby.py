@@ -18,7 +18,9 @@ next accept or collect clears it from every row.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import math
 import secrets
 import time
@@ -62,6 +64,11 @@ WINDOW_MAX = 1000.0
 MAX_OPEN_SEEKS = 3  # per player
 LEADERBOARD_GAMES = 10  # rated games in the pool before a player is listed
 SEAT_TOKEN_TTL = 300.0  # seconds a taken seek's poster has to collect their seat token
+SEEK_HEARTBEAT = 15.0  # seconds between a process's rounds of vouching for the players in its lobby
+SEEK_FRESH = 60.0  # an open seek whose poster no process has seen in the lobby for this long is cancelled
+
+
+log = logging.getLogger("tabletop.server")
 
 
 class SeekError(AccountError):
@@ -125,15 +132,31 @@ def _delete_seeks(conn: Connection, player_id: str, seek_id: str | None) -> list
     return ids
 
 
-def _take_seek(conn: Connection, seek_id: str, player_id: str) -> bool:
-    """The one place a seek changes hands: True for the one accept that finds it open."""
+def _take_seek(conn: Connection, seek_id: str, player_id: str, now: float) -> bool:
+    """The one place a seek changes hands: True for the one accept that finds it open (and its
+    poster seen in the lobby within :data:`SEEK_FRESH` seconds)."""
     taken = conn.execute(
         seeks_table.update()
         .where(seeks_table.c.id == seek_id, seeks_table.c.taken_by.is_(None),
-               seeks_table.c.player_id != player_id)
+               seeks_table.c.player_id != player_id, seeks_table.c.seen >= now - SEEK_FRESH)
         .values(taken_by=player_id)
     )
     return taken.rowcount == 1
+
+
+def _vouch_and_sweep(conn: Connection, present: list[str], now: float) -> list[str]:
+    """Mark the open seeks of the ``present`` players (in this process's lobby) seen ``now``, then
+    delete the open seeks nobody has seen for :data:`SEEK_FRESH` seconds; the ids this call deleted
+    (each once, though several processes sweep at once)."""
+    if present:
+        conn.execute(seeks_table.update().where(
+            seeks_table.c.player_id.in_(present), seeks_table.c.taken_by.is_(None)).values(seen=now))
+    stale = [seeks_table.c.taken_by.is_(None), seeks_table.c.seen < now - SEEK_FRESH]
+    gone = []
+    for (seek_id,) in conn.execute(sa.select(seeks_table.c.id).where(*stale)).all():
+        if conn.execute(seeks_table.delete().where(seeks_table.c.id == seek_id, *stale)).rowcount == 1:
+            gone.append(seek_id)
+    return gone
 
 
 def _release_seek(conn: Connection, seek_id: str) -> None:
@@ -201,10 +224,11 @@ class Lobby:
         if rated and clock is None:
             raise SeekError("bad_seek", "a rated game needs a clock", 400)
         seek_id = secrets.token_urlsafe(12)
+        now = time.time()
         values: dict[str, Any] = {
             "id": seek_id, "player_id": player.id, "game": game,
             "options": json.dumps(options), "clock": None if clock is None else json.dumps(clock),
-            "color": color, "rated": rated, "pool": pool.key, "created": time.time(),
+            "color": color, "rated": rated, "pool": pool.key, "created": now, "seen": now,
         }
         if not await self.store.call(_insert_seek, values):
             raise SeekError("too_many_seeks", f"at most {MAX_OPEN_SEEKS} open seeks a player", 409)
@@ -230,7 +254,9 @@ class Lobby:
             raise SeekError("unknown_seek", "there is no such seek; it may have been cancelled", 404)
         if row["player_id"] == player.id:
             raise SeekError("own_seek", "this is your own seek", 400)
-        if not await self.store.call(_take_seek, seek_id, player.id):
+        if row["taken_by"] is None and row["seen"] < time.time() - SEEK_FRESH:
+            raise SeekError("unknown_seek", "this seek's player has left the lobby", 404)
+        if not await self.store.call(_take_seek, seek_id, player.id, time.time()):
             raise SeekError("seek_taken", "another player accepted this seek first", 409)
         try:
             color = row["color"] if row["color"] != "random" else secrets.choice(["black", "white"])
@@ -273,7 +299,7 @@ class Lobby:
                 .join(players_table, players_table.c.id == seeks_table.c.player_id)
                 .outerjoin(ratings_table, sa.and_(ratings_table.c.player_id == seeks_table.c.player_id,
                                                   ratings_table.c.pool == seeks_table.c.pool))
-                .where(seeks_table.c.taken_by.is_(None))
+                .where(seeks_table.c.taken_by.is_(None), seeks_table.c.seen >= time.time() - SEEK_FRESH)
                 .order_by(seeks_table.c.created)
                 .limit(200)
             )
@@ -320,7 +346,8 @@ class Lobby:
                           sa.func.coalesce(ratings_table.c.rating, Rating().rating).label("rating"))
                 .outerjoin(ratings_table, sa.and_(ratings_table.c.player_id == seeks_table.c.player_id,
                                                   ratings_table.c.pool == seeks_table.c.pool))
-                .where(seeks_table.c.taken_by.is_(None), seeks_table.c.pool == pool.key)
+                .where(seeks_table.c.taken_by.is_(None), seeks_table.c.pool == pool.key,
+                       seeks_table.c.seen >= time.time() - SEEK_FRESH)
             )
             return [dict(r) for r in conn.execute(query).mappings()]
 
@@ -328,6 +355,28 @@ class Lobby:
         return found
 
     # -- presence: a player's seeks go when their last lobby socket here closes ---------------------------------
+    # Every SEEK_HEARTBEAT seconds each process vouches for the players with a lobby socket open in it; an
+    # open seek nobody has vouched for in SEEK_FRESH seconds is cancelled by whichever process sweeps
+    # first.  So the seeks of a player whose process stopped without closing their socket go too, as do
+    # the seeks of a player who posted over the API and never came to the lobby.
+    async def heartbeat(self, now: float | None = None) -> list[str]:
+        """One round: vouch, sweep, and announce the seeks swept; their ids."""
+        gone: list[str] = await self.store.call(
+            _vouch_and_sweep, sorted(self.sockets), time.time() if now is None else now
+        )
+        for seek_id in gone:
+            await self._publish("seek_cancelled", id=seek_id)
+        return gone
+
+    async def keep_seeks_fresh(self) -> None:
+        """:meth:`heartbeat` every :data:`SEEK_HEARTBEAT` seconds until cancelled (the hub's close)."""
+        while True:
+            await asyncio.sleep(SEEK_HEARTBEAT)
+            try:
+                await self.heartbeat()
+            except Exception:  # noqa: BLE001 - a failed round (the database away) is tried again next time
+                log.exception("lobby: the seek heartbeat failed")
+
     def arrived(self, player: Player) -> None:
         self.sockets[player.id] = self.sockets.get(player.id, 0) + 1
 

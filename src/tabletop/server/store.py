@@ -173,6 +173,10 @@ seeks_table = sa.Table(
     sa.Column("taken_by", sa.String(32), sa.ForeignKey("players.id"), nullable=True),
     sa.Column("room_id", sa.String(32), nullable=True),
     sa.Column("poster_token", sa.String(64), nullable=True),  # the poster's seat token until collected
+    # when the poster was last known to be in the lobby: the post, then each heartbeat of a server
+    # process holding a lobby socket of theirs (server/lobby.py); an open seek unseen for
+    # SEEK_FRESH seconds is cancelled, whichever process held the socket
+    sa.Column("seen", sa.Float, nullable=False, server_default="0"),
 )
 
 analyses_table = sa.Table(  # a room's whole-game analysis (server/analyses.py writes and reads it)
