@@ -1,0 +1,195 @@
+"""Self-play data and a fitted point-pattern table for the Gomoku evaluation (issue 22 point 3, first step).
+
+Two commands:
+
+    .venv/bin/python scripts/gomoku_eval_fit.py play --rule freestyle --games 400 --jobs 2 --dir DATA
+    .venv/bin/python scripts/gomoku_eval_fit.py fit --rule freestyle --dir DATA [--out table.npz]
+
+``play`` has the engine play itself from random four-stone openings near the centre, in ``--jobs``
+processes, a chunk of games at a time; each chunk is written whole (a temporary file renamed) as JSON
+lines of ``{"rule", "moves", "result"}``, so a run stopped part way goes on where it was when started
+again.  ``fit`` replays every game, and for each position after the opening counts, for the side to
+move and for the other side, the empty points by the combination of their four line patterns (the
+engine's own patterns, :mod:`tabletop.ai.gomoku.patterns`: nine kinds, so 495 combinations a colour),
+and fits a logistic model of the game's result on those counts: one weight a combination and a
+colour (to move or not), one model per rule family and, under renju, per colour to move.  Games are
+split for the held-out check by game, never by position (positions of one game are alike), and the
+script prints the held-out accuracy beside that of the engine's hand-set table (its score difference,
+``Position.total``) on the same positions.
+
+The table is not yet what the engine plays with; this script is the reproducible part of making it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+CHUNK = 20  # games per file
+KINDS = 9  # line pattern kinds (patterns.PATTERN_NAMES)
+COMBOS = {c: i for i, c in enumerate(itertools.combinations_with_replacement(range(KINDS), 4))}
+OPENING_STONES = 4
+
+
+def _opening(rng: random.Random, size: int) -> list[tuple[int, int]]:
+    centre = size // 2
+    points: list[tuple[int, int]] = []
+    while len(points) < OPENING_STONES:
+        p = (centre + rng.randint(-3, 3), centre + rng.randint(-3, 3))
+        if p not in points:
+            points.append(p)
+    return points
+
+
+def _play_chunk(rule: str, level: int, seconds: float, seed: int, count: int) -> list[dict[str, object]]:
+    from tabletop.ai.base import Limit
+    from tabletop.ai.gomoku import level_player
+    from tabletop.games import new_board
+    from tabletop.games.core import BLACK
+
+    rng = random.Random(seed)
+    player = level_player(level)
+    games = []
+    for _ in range(count):
+        board = new_board("gomoku", {"rule": rule})
+        for col, row in _opening(rng, board.width):
+            board.push(next(m for m in board.legal_moves if (m.col, m.row) == (col, row)))
+        while board.outcome() is None:
+            board.push(player.choose(board, Limit(seconds=seconds)))
+        outcome = board.outcome()
+        assert outcome is not None
+        result = 0.5 if outcome.winner is None else (1.0 if outcome.winner is BLACK else 0.0)
+        games.append({"rule": rule, "moves": [str(m) for m in board.move_stack], "result": result})
+    return games
+
+
+def play(args: argparse.Namespace) -> None:
+    folder = Path(args.dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    chunks = [i for i in range((args.games + CHUNK - 1) // CHUNK)
+              if not (folder / f"{args.rule}-{i:05d}.jsonl").exists()]
+    print(f"{len(chunks)} chunks of {CHUNK} games to play ({args.rule}, level {args.level}, {args.seconds} s a move)")
+    started = time.time()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        futures = {i: pool.submit(_play_chunk, args.rule, args.level, args.seconds, args.seed * 100_003 + i, CHUNK)
+                   for i in chunks}
+        for i, future in futures.items():
+            games = future.result()
+            path = folder / f"{args.rule}-{i:05d}.jsonl"
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text("".join(json.dumps(g) + "\n" for g in games))
+            os.replace(tmp, path)
+            print(f"chunk {i}: {len(games)} games, {time.time() - started:.0f} s", flush=True)
+
+
+def _features(rule: str, moves: list[str]) -> tuple[list[np.ndarray], list[int], list[float]]:
+    """For each position after the opening: the 2 x 495 counts (side to move first), the colour to
+    move (1 Black, 2 White) and the engine's hand-set score difference from the mover's side."""
+    from tabletop.ai.gomoku import patterns as P
+    from tabletop.ai.gomoku.position import Position
+    from tabletop.games import new_board
+
+    board = new_board("gomoku", {"rule": rule})
+    rows, movers, hand = [], [], []
+    for ply, text in enumerate(moves):
+        if ply >= OPENING_STONES and board.outcome() is None:
+            pos = Position.from_board(board)
+            me = pos.turn - 1
+            empty = np.flatnonzero(pos.cells == P.EMPTY)
+            counts = np.zeros((2, len(COMBOS)), dtype=np.float32)
+            for side, c in ((0, me), (1, 1 - me)):
+                kinds = np.sort(pos.pat[c, empty, :].astype(np.int64), axis=1)
+                for k in kinds:
+                    counts[side, COMBOS[tuple(int(x) for x in k)]] += 1
+            rows.append(counts.ravel())
+            movers.append(pos.turn)
+            hand.append(float(pos.total[me] - pos.total[1 - me]))
+        board.push(board.parse_move(text))
+    return rows, movers, hand
+
+
+def _fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float, steps: int) -> np.ndarray:
+    """Weights (the last one the bias) of P(win) = sigmoid(x . w), by Newton steps with an L2 penalty."""
+    xb = np.hstack([x, np.ones((len(x), 1), dtype=x.dtype)]).astype(np.float64)
+    w = np.zeros(xb.shape[1])
+    penalty = ridge * np.eye(xb.shape[1])
+    penalty[-1, -1] = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(xb @ w)))
+        grad = xb.T @ (p - y) + penalty @ w
+        hess = (xb * (p * (1 - p))[:, None]).T @ xb + penalty
+        w -= np.linalg.solve(hess, grad)
+    return w
+
+
+def fit(args: argparse.Namespace) -> None:
+    games = []
+    for path in sorted(Path(args.dir).glob(f"{args.rule}-*.jsonl")):
+        games += [json.loads(line) for line in path.read_text().splitlines() if line]
+    if len(games) < 10:
+        sys.exit(f"only {len(games)} games in {args.dir}: play more first")
+    rng = random.Random(args.seed)
+    rng.shuffle(games)
+    held = set(range(0, len(games), 5))  # every fifth game is held out
+    groups = [(None, "all")] if args.rule != "renju" else [(1, "black to move"), (2, "white to move")]
+    tables = {}
+    for mover, label in groups:
+        data: dict[bool, tuple[list[np.ndarray], list[float], list[float]]] = {True: ([], [], []), False: ([], [], [])}
+        for g_index, game in enumerate(games):
+            if game["result"] == 0.5:
+                continue
+            rows, movers, hand = _features(args.rule, game["moves"])
+            part = data[g_index in held]
+            for row, m, h in zip(rows, movers, hand, strict=True):
+                if mover is not None and m != mover:
+                    continue
+                part[0].append(row)
+                part[1].append(game["result"] if m == 1 else 1.0 - game["result"])
+                part[2].append(h)
+        x_train, y_train = np.array(data[False][0]), np.array(data[False][1])
+        x_held, y_held, hand_held = np.array(data[True][0]), np.array(data[True][1]), np.array(data[True][2])
+        w = _fit_logistic(x_train, y_train, args.ridge, args.steps)
+        predicted = np.hstack([x_held, np.ones((len(x_held), 1))]) @ w > 0
+        accuracy = float(np.mean(predicted == (y_held > 0.5)))
+        hand_accuracy = float(np.mean((hand_held > 0) == (y_held > 0.5)))
+        print(f"{args.rule}, {label}: {len(x_train)} positions fitted, {len(x_held)} held out; held-out accuracy "
+              f"{accuracy:.3f} (the hand-set table's score difference: {hand_accuracy:.3f})")
+        tables[label.replace(" ", "_")] = w.astype(np.float32)
+    if args.out:
+        np.savez_compressed(args.out, **tables)
+        print(f"wrote {args.out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("play", help="self-play games into --dir (resumable)")
+    p.add_argument("--rule", default="freestyle")
+    p.add_argument("--games", type=int, default=400)
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--level", type=int, default=7)
+    p.add_argument("--seconds", type=float, default=0.1)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--dir", required=True)
+    f = sub.add_parser("fit", help="fit the table from --dir and print held-out accuracy")
+    f.add_argument("--rule", default="freestyle")
+    f.add_argument("--dir", required=True)
+    f.add_argument("--ridge", type=float, default=10.0)
+    f.add_argument("--steps", type=int, default=8)
+    f.add_argument("--seed", type=int, default=1)
+    f.add_argument("--out", default=None)
+    args = parser.parse_args()
+    play(args) if args.command == "play" else fit(args)
+
+
+if __name__ == "__main__":
+    main()
