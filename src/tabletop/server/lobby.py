@@ -132,13 +132,17 @@ def _delete_seeks(conn: Connection, player_id: str, seek_id: str | None) -> list
     return ids
 
 
+def _open_at(now: float) -> list[Any]:
+    """What makes a seek open at ``now``: not taken, and its poster seen in the lobby within
+    :data:`SEEK_FRESH` seconds (listing, pairing and taking all ask the same)."""
+    return [seeks_table.c.taken_by.is_(None), seeks_table.c.seen >= now - SEEK_FRESH]
+
+
 def _take_seek(conn: Connection, seek_id: str, player_id: str, now: float) -> bool:
-    """The one place a seek changes hands: True for the one accept that finds it open (and its
-    poster seen in the lobby within :data:`SEEK_FRESH` seconds)."""
+    """The one place a seek changes hands: True for the one accept that finds it open."""
     taken = conn.execute(
         seeks_table.update()
-        .where(seeks_table.c.id == seek_id, seeks_table.c.taken_by.is_(None),
-               seeks_table.c.player_id != player_id, seeks_table.c.seen >= now - SEEK_FRESH)
+        .where(seeks_table.c.id == seek_id, seeks_table.c.player_id != player_id, *_open_at(now))
         .values(taken_by=player_id)
     )
     return taken.rowcount == 1
@@ -299,7 +303,7 @@ class Lobby:
                 .join(players_table, players_table.c.id == seeks_table.c.player_id)
                 .outerjoin(ratings_table, sa.and_(ratings_table.c.player_id == seeks_table.c.player_id,
                                                   ratings_table.c.pool == seeks_table.c.pool))
-                .where(seeks_table.c.taken_by.is_(None), seeks_table.c.seen >= time.time() - SEEK_FRESH)
+                .where(*_open_at(time.time()))
                 .order_by(seeks_table.c.created)
                 .limit(200)
             )
@@ -346,8 +350,7 @@ class Lobby:
                           sa.func.coalesce(ratings_table.c.rating, Rating().rating).label("rating"))
                 .outerjoin(ratings_table, sa.and_(ratings_table.c.player_id == seeks_table.c.player_id,
                                                   ratings_table.c.pool == seeks_table.c.pool))
-                .where(seeks_table.c.taken_by.is_(None), seeks_table.c.pool == pool.key,
-                       seeks_table.c.seen >= time.time() - SEEK_FRESH)
+                .where(seeks_table.c.pool == pool.key, *_open_at(time.time()))
             )
             return [dict(r) for r in conn.execute(query).mappings()]
 
