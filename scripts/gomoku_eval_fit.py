@@ -141,19 +141,22 @@ def fit(args: argparse.Namespace) -> None:
     rng.shuffle(games)
     held = set(range(0, len(games), 5))  # every fifth game is held out
     groups = [(None, "all")] if args.rule != "renju" else [(1, "black to move"), (2, "white to move")]
+    # each decided game replayed once: (held out, counts, colour to move, hand-set score, mover's result)
+    positions = []
+    for g_index, game in enumerate(games):
+        if game["result"] == 0.5:
+            continue
+        rows, movers, hand = _features(args.rule, game["moves"])
+        for row, m, h in zip(rows, movers, hand, strict=True):
+            positions.append((g_index in held, row, m, h, game["result"] if m == 1 else 1.0 - game["result"]))
     tables = {}
     for mover, label in groups:
         data: dict[bool, tuple[list[np.ndarray], list[float], list[float]]] = {True: ([], [], []), False: ([], [], [])}
-        for g_index, game in enumerate(games):
-            if game["result"] == 0.5:
-                continue
-            rows, movers, hand = _features(args.rule, game["moves"])
-            part = data[g_index in held]
-            for row, m, h in zip(rows, movers, hand, strict=True):
-                if mover is not None and m != mover:
-                    continue
+        for is_held, row, m, h, won in positions:
+            if mover is None or m == mover:
+                part = data[is_held]
                 part[0].append(row)
-                part[1].append(game["result"] if m == 1 else 1.0 - game["result"])
+                part[1].append(won)
                 part[2].append(h)
         x_train, y_train = np.array(data[False][0]), np.array(data[False][1])
         x_held, y_held, hand_held = np.array(data[True][0]), np.array(data[True][1]), np.array(data[True][2])
