@@ -127,7 +127,7 @@ class Connection:
                 wake.set_result(None)
 
     async def run(self) -> None:
-        sender = asyncio.get_running_loop().create_task(self._send())
+        sender = self._loop.create_task(self._send())
         try:
             while True:
                 message = await self.websocket.receive()
