@@ -3,7 +3,7 @@
 Two commands:
 
     .venv/bin/python scripts/gomoku_eval_fit.py play --rule freestyle --games 400 --jobs 2 --dir DATA
-    .venv/bin/python scripts/gomoku_eval_fit.py fit --rule freestyle --dir DATA [--out table.npz]
+    .venv/bin/python scripts/gomoku_eval_fit.py fit --rule freestyle --dir DATA [--dir MORE] [--out table.npz]
 
 ``play`` has the engine play itself from random four-stone openings near the centre, in ``--jobs``
 processes, a chunk of games at a time; each chunk is written whole (a temporary file renamed) as JSON
@@ -14,16 +14,17 @@ engine's own patterns, :mod:`tabletop.ai.gomoku.patterns`: nine kinds, so 495 co
 and fits a logistic model of the game's result on those counts: one weight a combination and a
 colour (to move or not), one model per rule family and, under renju, per colour to move.  Games are
 split for the held-out check by game, never by position (positions of one game are alike), and the
-script prints the held-out accuracy beside that of the engine's hand-set table (its score difference,
-``Position.total``) on the same positions.
+script prints the held-out accuracy beside that of the engine's shipped evaluation
+(``Position.evaluate``) on the same positions.
 
-The table is not yet what the engine plays with; this script is the reproducible part of making it.
+The engine plays with these models: ``--out`` names the file to write, and
+``src/tabletop/ai/gomoku/eval-freestyle.npz`` / ``eval-renju.npz`` are what the engine loads
+(:mod:`tabletop.ai.gomoku.evaluation`; freestyle's model serves standard and caro too).
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import random
@@ -34,9 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
+from tabletop.ai.gomoku.evaluation import COMBOS  # the engine's own index of the pattern combinations
+
 CHUNK = 20  # games per file
-KINDS = 9  # line pattern kinds (patterns.PATTERN_NAMES)
-COMBOS = {c: i for i, c in enumerate(itertools.combinations_with_replacement(range(KINDS), 4))}
 OPENING_STONES = 4
 
 
@@ -93,7 +94,7 @@ def play(args: argparse.Namespace) -> None:
 
 def _features(rule: str, moves: list[str]) -> tuple[list[np.ndarray], list[int], list[float]]:
     """For each position after the opening: the 2 x 495 counts (side to move first), the colour to
-    move (1 Black, 2 White) and the engine's hand-set score difference from the mover's side."""
+    move (1 Black, 2 White) and the engine's shipped evaluation from the mover's side."""
     from tabletop.ai.gomoku import patterns as P
     from tabletop.ai.gomoku.position import Position
     from tabletop.games import new_board
@@ -112,7 +113,7 @@ def _features(rule: str, moves: list[str]) -> tuple[list[np.ndarray], list[int],
                     counts[side, COMBOS[tuple(int(x) for x in k)]] += 1
             rows.append(counts.ravel())
             movers.append(pos.turn)
-            hand.append(float(pos.total[me] - pos.total[1 - me]))
+            hand.append(float(pos.evaluate()))
         board.push(board.parse_move(text))
     return rows, movers, hand
 
@@ -133,15 +134,16 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float, steps: int) -> np.
 
 def fit(args: argparse.Namespace) -> None:
     games = []
-    for path in sorted(Path(args.dir).glob(f"{args.rule}-*.jsonl")):
-        games += [json.loads(line) for line in path.read_text().splitlines() if line]
+    for folder in args.dir:
+        for path in sorted(Path(folder).glob(f"{args.rule}-*.jsonl")):
+            games += [json.loads(line) for line in path.read_text().splitlines() if line]
     if len(games) < 10:
-        sys.exit(f"only {len(games)} games in {args.dir}: play more first")
+        sys.exit(f"only {len(games)} games in {', '.join(args.dir)}: play more first")
     rng = random.Random(args.seed)
     rng.shuffle(games)
     held = set(range(0, len(games), 5))  # every fifth game is held out
     groups = [(None, "all")] if args.rule != "renju" else [(1, "black to move"), (2, "white to move")]
-    # each decided game replayed once: (held out, counts, colour to move, hand-set score, mover's result)
+    # each decided game replayed once: (held out, counts, colour to move, shipped value, mover's result)
     positions = []
     for g_index, game in enumerate(games):
         if game["result"] == 0.5:
@@ -165,7 +167,7 @@ def fit(args: argparse.Namespace) -> None:
         accuracy = float(np.mean(predicted == (y_held > 0.5)))
         hand_accuracy = float(np.mean((hand_held > 0) == (y_held > 0.5)))
         print(f"{args.rule}, {label}: {len(x_train)} positions fitted, {len(x_held)} held out; held-out accuracy "
-              f"{accuracy:.3f} (the hand-set table's score difference: {hand_accuracy:.3f})")
+              f"{accuracy:.3f} (the shipped evaluation: {hand_accuracy:.3f})")
         tables[label.replace(" ", "_")] = w.astype(np.float32)
     if args.out:
         np.savez_compressed(args.out, **tables)
@@ -185,7 +187,7 @@ def main() -> None:
     p.add_argument("--dir", required=True)
     f = sub.add_parser("fit", help="fit the table from --dir and print held-out accuracy")
     f.add_argument("--rule", default="freestyle")
-    f.add_argument("--dir", required=True)
+    f.add_argument("--dir", action="append", required=True, help="a folder of games (repeat for more)")
     f.add_argument("--ridge", type=float, default=10.0)
     f.add_argument("--steps", type=int, default=8)
     f.add_argument("--seed", type=int, default=1)

@@ -61,12 +61,12 @@ def test_a_move_is_marked_by_what_it_gave_away_against_the_best_move() -> None:
 def test_an_unscored_move_is_judged_by_the_position_after_it() -> None:
     views = [
         _view("black", {"h8": 0}, ["h8"]),  # Gomoku: an even start
-        _view("white", {"j9": 2000}, ["j9"]),  # after Black's a1, White is well ahead
+        _view("white", {"j9": 3000}, ["j9"]),  # after Black's a1, White is well ahead (88 %)
         {"turn": "black", "over": {"winner": "white", "score": [0, 1]}, "analysis": None},
     ]
     result = summarise("gomoku", ["a1", "j9"], views)
     black_chance = [p["eval"] for p in result["positions"]]
-    assert black_chance[0] == 50 and black_chance[1] == pytest.approx(100 - win_chance("gomoku", 2000))
+    assert black_chance[0] == 50 and black_chance[1] == pytest.approx(100 - win_chance("gomoku", 3000))
     assert black_chance[2] == 0
     assert result["moves"][0]["mark"] == "blunder" and result["moves"][0]["loss"] > 30
     assert result["moves"][1]["mark"] is None

@@ -39,7 +39,8 @@ def test_incremental_patterns_match_a_fresh_computation(rule: str) -> None:
             pos.undo()
         fresh = Position(15, 15, rule)
         fresh.cells[:] = pos.cells
-        P.init_board(fresh.cells, fresh.pat, fresh.codes, fresh.pscore, fresh.total, fresh.tables, fresh.kinds, fresh.dirs)
+        P.init_board(fresh.cells, fresh.pat, fresh.codes, fresh.pscore, fresh.total, fresh.weights, fresh.tables, fresh.kinds,
+                     fresh.dirs)
         empty = pos.cells == P.EMPTY
         assert np.array_equal(fresh.pat[:, empty], pos.pat[:, empty])
         assert np.array_equal(fresh.codes, pos.codes)

@@ -47,3 +47,21 @@ def test_the_logistic_fit_recovers_a_known_model(load_script: Callable[[str], Mo
     y = (rng.random(4000) < p).astype(np.float64)
     w = script._fit_logistic(x, y, ridge=0.0, steps=10)
     assert np.allclose(w, true, atol=0.2)
+
+
+def test_the_engine_values_a_position_as_the_shipped_model_does(load_script: Callable[[str], ModuleType]) -> None:
+    """The kernels' table (every order of four patterns, both roles, both colours) and their
+    running sums give the model's own log-odds, computed here from the script's counts."""
+    from tabletop.ai.gomoku.evaluation import SCALE, family
+
+    script = load_script("gomoku_eval_fit")
+    moves = ["h8", "h9", "i8", "g8", "i9", "j10", "i7", "i10", "g7", "j9", "k10", "f6", "j7"]
+    for rule in ("freestyle", "renju", "caro"):
+        models = np.load(script.Path(__file__).parents[1] / "src" / "tabletop" / "ai" / "gomoku"
+                         / f"eval-{family(rule)}.npz")
+        rows, movers, values = script._features(rule, moves)
+        for row, mover, value in zip(rows, movers, values, strict=True):
+            model = models["all"] if "all" in models else models["black_to_move" if mover == 1 else "white_to_move"]
+            # the kernels' table holds each weight times SCALE, rounded to an integer
+            units = np.rint(model.astype(np.float64) * SCALE)
+            assert value == float(row.astype(np.float64) @ units[:-1] + units[-1]), (rule, mover)

@@ -78,22 +78,28 @@ def test_kept_openings_are_even_by_the_engine_and_the_skipped_ones_are_not(rule:
     # the candidates in the same seeded order, up to the last opening kept
     order = O.opening_candidates(board)
     random.Random(2).shuffle(order)
+    lo, hi = O.balance_window(board)
+    assert lo < hi
     names = [[str(m) for m in line] for line in order]
     prefix = names[: names.index(book[-1]) + 1]
     assert [line for line in prefix if line in book] == book
     skipped = [line for line in prefix if line not in book]
     assert skipped, "seed 2 should meet an uneven candidate before its sixth even one"
     for line in book:
-        assert abs(O.opening_balance(_played(board, tuple(line))) - O.BALANCE_TARGET) <= O.BALANCE_MARGIN
+        assert lo <= O.opening_balance(_played(board, tuple(line))) <= hi
     for line in skipped:
-        assert abs(O.opening_balance(_played(board, tuple(line))) - O.BALANCE_TARGET) > O.BALANCE_MARGIN
+        assert not lo <= O.opening_balance(_played(board, tuple(line))) <= hi
+    # the window is the family's middle half
+    scores = [O.opening_balance(_played(board, tuple(line))) for line in O.opening_candidates(board)]
+    inside = sum(lo <= v <= hi for v in scores)
+    assert len(scores) // 2 <= inside <= len(scores) * 3 // 4
 
 
 def test_the_balance_measure_tells_a_strong_black_start_from_the_family() -> None:
     board = _board("freestyle")
     # two black stones side by side with White's stone far off: far better for Black than any kept opening
     strong = _played(board, ("h8", "m3", "i8"))
-    assert O.opening_balance(strong) < O.BALANCE_TARGET - O.BALANCE_MARGIN
+    assert O.opening_balance(strong) < O.balance_window(board)[0]
 
 
 def test_match_runner_uses_the_balanced_openings_in_colour_swapped_pairs() -> None:

@@ -30,6 +30,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from tabletop.ai.gomoku.evaluation import SCALE as GOMOKU_EVAL_SCALE
 from tabletop.server.errors import RoomError
 from tabletop.server.rooms import Room, RoomHub
 from tabletop.server.store import RoomRecord, SqlStore, analyses_table
@@ -45,9 +46,9 @@ THRESHOLDS: dict[str, tuple[tuple[str, float], ...]] = {
     "win chance": (("blunder", 30.0), ("mistake", 20.0), ("inaccuracy", 10.0)),
 }
 DECIDED = 10000.0  # engines report a proven win or loss as a score this large or larger
-# Gomoku's engine scores in its own pattern points; a logistic curve turns them into a chance
-# to win, 73 % at GOMOKU_SCALE points (about what an unanswered open three is worth to it).
-GOMOKU_SCALE = 1000.0
+# Gomoku's engine scores a position as the log-odds of a win times its evaluation's SCALE
+# (a logistic model fitted to self-play results); the logistic curve turns that back into a chance.
+GOMOKU_SCALE = float(GOMOKU_EVAL_SCALE)
 SECONDS = {"reversi": 0.1, "gomoku": 0.1, "tictactoe": 0.01}  # engine time per position
 MAX_RUNNING = 4  # analyses at once on one server process; more wait for a free turn (429)
 KEEP = 64  # ended analyses remembered in memory

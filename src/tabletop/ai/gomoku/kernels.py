@@ -43,7 +43,7 @@ __all__ = ["ABORTED", "INF", "LINE", "MAXPLY", "MAX_NODES", "NODES", "ROOT_WIDTH
            "board_tuple", "forbidden", "initial_box", "is_foul", "negamax", "put", "root_moves", "take", "vcf_kernel",
            "vct_kernel"]
 
-SAVED = 136  # a saved row: 128 pattern/score entries, the two totals, the box (4), the hash (1)
+SAVED = 140  # a saved row: 128 pattern/score entries, the four totals, the box (4), the hash (1)
 LINE = 256  # the longest line a threat kernel writes
 
 # ctl: the kernels' counters and limits (main-search nodes, their limit, the abort flag, threat nodes)
@@ -56,7 +56,7 @@ MAXPLY = 96  # deeper lines are scored statically (forced blocks and fours do no
 EXTEND_PLIES = 24  # a four extends the search only this close to the root
 ROOT_WIDTH = 24
 VCF_DEPTH = 10  # fours in a VCF check inside the search
-FUTILITY_MARGIN = 600  # pattern units: a quiet move at the frontier gains less than this
+FUTILITY_MARGIN = 600  # evaluation units (0.4 of log-odds): a quiet move at the frontier gains less
 LMR_AFTER = 3  # quiet moves after the first three are reduced by one ply...
 LMR_MORE_AFTER = 8  # ... and after the first eight by two
 VCF_THREATS = 6  # quiet moves a VCT attacker node tries for the VCF they may threaten
@@ -69,7 +69,7 @@ STACK = 128  # columns of the position's scratch rows (``B[12]``): a VCF's level
 
 # Every kernel but initial_box is compiled without numba's reference counting (``_nrt=False``,
 # numba's switch for code that allocates nothing): with it, each call that passes arrays
-# (``B`` holds thirteen) pays an atomic increment and decrement per array, which took more
+# (``B`` holds fourteen) pays an atomic increment and decrement per array, which took more
 # time than the work of putting a stone.  So these kernels allocate nothing: their scratch
 # rows come in ``B[12]`` (a VCF's stack, its five points, a VCT node's).
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
@@ -86,7 +86,7 @@ def board_tuple(pos: object) -> tuple[object, ...]:
     """The tuple every kernel takes for a :class:`~tabletop.ai.gomoku.position.Position`."""
     return (pos.cells, pos.pat, pos.codes, pos.pscore, pos.total, pos.near, pos.tables,  # type: ignore[attr-defined]
             pos.kinds,  # type: ignore[attr-defined]
-            pos.dirs, pos.double_fours, pos.stride, pos.renju, pos.stack)  # type: ignore[attr-defined]
+            pos.dirs, pos.double_fours, pos.stride, pos.renju, pos.stack, pos.weights)  # type: ignore[attr-defined]
 
 
 @njit(cache=True)  # allocates: called from Python only
@@ -115,14 +115,11 @@ def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int
     passing the arrays costs as much as the loop's work on a point).  ``saved`` holds four
     entries a point (the patterns and scores of both colours), then the totals, the box and
     the hash."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
-    saved[128] = total[0]
-    saved[129] = total[1]
-    saved[130] = box[0]
-    saved[131] = box[1]
-    saved[132] = box[2]
-    saved[133] = box[3]
-    saved[134] = h
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
+    for j in range(4):
+        saved[128 + j] = total[j]
+        saved[132 + j] = box[j]
+    saved[136] = h
     r = p // stride
     c = p - r * stride
     # the box may reach into the wall (at most two cells of the four): scans skip non-empty cells
@@ -131,8 +128,8 @@ def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int
     box[2] = min(box[2], c - 2)
     box[3] = max(box[3], c + 2)
     cells[p] = color
-    total[0] -= pscore[0, p]
-    total[1] -= pscore[1, p]
+    P.add_point_value(total, weights, 0, P.eval_code(pat, 0, p), -1)
+    P.add_point_value(total, weights, 1, P.eval_code(pat, 1, p), -1)
     own = 1 if color == P.BLACK else 2
     other = 3 - own
     kind0 = kinds[0]
@@ -152,22 +149,26 @@ def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int
             saved[at] = pat[0, q, d]
             saved[at + 2] = pscore[0, q]
             if pat[0, q, d] != t:
-                pat[0, q, d] = t
-                new = P.point_score(pat, 0, q)
                 if empty:
-                    total[0] += new - pscore[0, q]
-                pscore[0, q] = new
+                    e = P.eval_code(pat, 0, q)
+                    e2 = e + (t - pat[0, q, d]) * P.EVAL_DIGIT[d]
+                    total[0] += weights[0, 0, e2] - weights[0, 0, e]
+                    total[1] += weights[0, 1, e2] - weights[0, 1, e]
+                pat[0, q, d] = t
+                pscore[0, q] = P.point_score(pat, 0, q)
             code = codes[1, q, d] + w * other
             codes[1, q, d] = code
             t = tables[kind1, code]
             saved[at + 1] = pat[1, q, d]
             saved[at + 3] = pscore[1, q]
             if pat[1, q, d] != t:
-                pat[1, q, d] = t
-                new = P.point_score(pat, 1, q)
                 if empty:
-                    total[1] += new - pscore[1, q]
-                pscore[1, q] = new
+                    e = P.eval_code(pat, 1, q)
+                    e2 = e + (t - pat[1, q, d]) * P.EVAL_DIGIT[d]
+                    total[2] += weights[1, 0, e2] - weights[1, 0, e]
+                    total[3] += weights[1, 1, e2] - weights[1, 1, e]
+                pat[1, q, d] = t
+                pscore[1, q] = P.point_score(pat, 1, q)
     for dr in range(-2, 3):
         base = p + dr * stride
         for dc in range(-2, 3):
@@ -178,7 +179,7 @@ def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int
 @kernel
 def take(B: tuple, box: np.ndarray, p: int, saved: np.ndarray) -> int:  # type: ignore[type-arg]
     """Take back the stone :func:`put` put on ``p``; returns the hash before it."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     own = 1 if cells[p] == P.BLACK else 2
     other = 3 - own
     cells[p] = P.EMPTY
@@ -196,17 +197,14 @@ def take(B: tuple, box: np.ndarray, p: int, saved: np.ndarray) -> int:  # type: 
             pat[1, q, d] = saved[at + 1]
             pscore[0, q] = saved[at + 2]
             pscore[1, q] = saved[at + 3]
-    total[0] = saved[128]
-    total[1] = saved[129]
+    for j in range(4):
+        total[j] = saved[128 + j]
+        box[j] = saved[132 + j]
     for dr in range(-2, 3):
         base = p + dr * stride
         for dc in range(-2, 3):
             near[base + dc] -= 1
-    box[0] = saved[130]
-    box[1] = saved[131]
-    box[2] = saved[132]
-    box[3] = saved[133]
-    return int(saved[134])
+    return int(saved[136])
 
 
 # -- Renju's forbidden points, as tabletop.games.renju judges them ---------------------------
@@ -460,7 +458,7 @@ def forbidden(cells: np.ndarray, p: int, dirs: np.ndarray) -> int:
 @kernel
 def is_foul(B: tuple, color: int, p: int) -> bool:  # type: ignore[type-arg]
     """Is ``p`` forbidden to ``color`` (only Black, only under Renju)?"""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     if not renju or color != 1:
         return False
     # the patterns rule a foul out cheaply: without a four, a five-looking run or an
@@ -519,7 +517,7 @@ def _tick(ctl: np.ndarray, deadline: float) -> bool:
 def _fives_after(B: tuple, c: int, m: int, out: np.ndarray) -> int:  # type: ignore[type-arg]
     """Colour index ``c``'s five points on the four lines through ``m`` (its stone just put,
     where it had none before), in board order, at most eight; returns how many."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     n = 0
     for d in range(4):
         step = dirs[d]
@@ -554,7 +552,7 @@ def _vcf_node(B: tuple, box: np.ndarray, me: int, depth: int, h: int, fail: np.n
     """One VCF node, ``me`` to move: (a five point of ours or -1, how many four points of ours
     went to ``row`` best first, the opponent's lone five point or -1, whether the node fails
     at once: no depth left, failed before at this depth, or two opponent five points)."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     c = me - 1
     oc = 2 - me
     opp_fives = 0
@@ -691,7 +689,7 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
     """``att``'s VCT of at most ``depth`` threats (fours or open threes), with a VCF of up to
     ``vcf_depth`` fours at every attacker node.  ``defending``: the defender is to move
     against the attacker's threats.  Returns the line's length (in ``lines[ply]``) or 0."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     # the recursive calls pass these run-time booleans, not the constants: a constant would be
     # typed as a literal, giving the kernel two signatures that numba's cache cannot reload
     yes = ply >= 0
@@ -906,7 +904,7 @@ def _candidates(B: tuple, box: np.ndarray, me: int, limit: int, out: np.ndarray,
     """The ``limit`` best empty points near stones (attack x5 + defence x4 + neighbours),
     ties in board order, as :meth:`Position.candidates` ranks them; Black's fouls
     dropped under renju after the cut.  Returns how many were written to ``out``."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     opp = 2 - me
     c = me - 1
     n = 0
@@ -932,7 +930,7 @@ def _scan(B: tuple, box: np.ndarray, me: int, row: np.ndarray) -> tuple[bool, in
     five points (how many, the first), whether either side has an open four that is not a
     foul, whether any point is empty; the points where either side makes a four go to
     ``row`` (their count), and how many four points each side has."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     opp = 3 - me
     c = me - 1
     oc = opp - 1
@@ -1005,7 +1003,7 @@ def _gen(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, width: i
     four points, best first; when searching with pruning, ``depth`` plies or more from the horizon,
     and the opponent has a VCF, the points of its line and our own fours; else the ``width`` best candidates.  Never a foul of ours.
     Returns the count and whether the opponent's VCF restricted them."""
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     row = moves[ply]
     keys = sortkeys[ply]
     c = me - 1
@@ -1072,7 +1070,7 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
              deadline: float, moves: np.ndarray, sortkeys: np.ndarray, saved: np.ndarray, pv: np.ndarray,
              pvlen: np.ndarray, lines: np.ndarray, vcf_fail: np.ndarray, opts: np.ndarray,
              turn: int, h: int, depth: int, alpha: int, beta: int, ply: int) -> int:
-    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack = B
+    cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     tt_key, tt_score, tt_depth, tt_flag, tt_move, tt_age = tt
     ctl[NODES] += 1
     if ctl[NODES] > ctl[MAX_NODES]:
@@ -1097,7 +1095,7 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
         return WIN - ply - 1
     if opp_fives >= 2:
         return -(WIN - ply - 2)
-    static = int(total[c] - total[oc] * 9 // 10)
+    static = P.static_value(total, weights, c)
     if opp_fives == 0:
         if my_open_four:
             return WIN - ply - 3

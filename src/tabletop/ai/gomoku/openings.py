@@ -12,7 +12,7 @@ engine's score behind the answer:
 - the opener's colour after those five stones.
 
 Scores are the engine's (:func:`tabletop.ai.gomoku.engine.GomokuEngine.analyse`
-at a fixed depth and node count, pattern units) made relative to an *even
+at a fixed depth and node count, in evaluation units) made relative to an *even
 point*: the median score of reference openings of the match runner's family,
 which equal engine levels split about evenly with either colour
 (benchmarks/RESULTS.md, level table).  The raw score of a quiet opening is far
@@ -51,8 +51,8 @@ from tabletop.games.core import BLACK, WHITE, BaseBoard, IllegalMoveError, Move
 from tabletop.games.openings import OpeningPhase
 
 __all__ = [
-    "BALANCE_DEPTH", "BALANCE_MARGIN", "BALANCE_NODES", "BALANCE_TARGET", "BLACK_RING", "EVEN_MARGIN", "OPENING_DEPTH",
-    "OPENING_NODES", "WHITE_RADIUS", "OpeningDecision", "SwapDecision", "balanced_openings", "black_ring",
+    "BALANCE_DEPTH", "BALANCE_NODES", "BLACK_RING", "EVEN_MARGIN", "OPENING_DEPTH",
+    "OPENING_NODES", "WHITE_RADIUS", "OpeningDecision", "SwapDecision", "balance_window", "balanced_openings", "black_ring",
     "choose_swap2_action", "choose_swap_action", "choose_swap_opening", "decide_opening", "even_point",
     "opening_balance", "opening_candidates", "opening_score", "reference_openings",
 ]
@@ -63,9 +63,10 @@ OPENING_DEPTH = 4
 OPENING_NODES = 20_000
 OPENING_SETTINGS = EngineSettings(seconds=2.0, max_depth=OPENING_DEPTH, width=10, vcf_nodes=5_000, vct_nodes=0,
                                   safety_nodes=0)
-# Within this many pattern units of the even point an opening counts as even: the scores of the
-# reference openings, which equal levels split about evenly, spread over about +-250 around it.
-EVEN_MARGIN = 150
+# Within this many evaluation units of the even point an opening counts as even (200 is 0.13 of a
+# unit of log-odds): the middle half of the reference openings, which equal levels split about
+# evenly, lie within about +-200 of it, the rest within +-900.
+EVEN_MARGIN = 200
 REFERENCES = 8  # reference openings behind the even point (each costs one to three searches, once a process)
 PLACE_TRIES = 3  # swap2's extra stones: White's best few moves, each with Black's best few replies
 
@@ -77,7 +78,7 @@ class OpeningDecision:
     ``choice`` is ``"black"``, ``"white"``, ``"place"`` or ``None`` (stones
     only); ``stones`` the stones it puts down, in order; ``score`` the engine's
     score of the outcome for the deciding seat, relative to the even point
-    (pattern units, 0 = even); ``options`` the score of each option it weighed."""
+    (evaluation units, 0 = even); ``options`` the score of each option it weighed."""
 
     choice: str | None
     stones: tuple[Move, ...] = ()
@@ -307,16 +308,14 @@ def choose_swap2_action(board: BaseBoard, seconds: float = 0.8) -> OpeningDecisi
 # fouls already hold Black back: with the ring at 3 White won 26 and Black 10 of 40 games between
 # two level 5 players, with the ring at 2 Black 18 and White 14 (figures in benchmarks/RESULTS.md,
 # level table).  Each candidate is then scored by a fixed-depth search with a
-# node cap and no deadline (:func:`opening_balance`, for White, the side to move); its leaves all
-# have White to move a stone down, so a typical opening of this family scores about -960 rather
-# than 0, and the ones kept lie within BALANCE_MARGIN of BALANCE_TARGET: outliers that the search
-# thinks clearly better for one side are dropped.
+# node cap and no deadline (:func:`opening_balance`, for White, the side to move), and the ones
+# kept lie in the middle half of the family's scores (:func:`balance_window`, between the
+# quartiles): outliers that the search thinks clearly better for one side are dropped.  The
+# window comes from the family itself, so it follows the evaluation's scale when that changes.
 WHITE_RADIUS = 2
 BLACK_RING: dict[str, int] = {"freestyle": 3, "standard": 3, "renju": 2}
 BALANCE_DEPTH = 4
 BALANCE_NODES = 20_000
-BALANCE_TARGET = -960
-BALANCE_MARGIN = 150
 
 
 def opening_balance(board: BaseBoard) -> int:
@@ -375,20 +374,36 @@ def opening_candidates(board: BaseBoard) -> list[list[Move]]:
     return out
 
 
-def balanced_openings(board: BaseBoard, count: int, seed: int, target: int = BALANCE_TARGET,
-                      margin: int = BALANCE_MARGIN) -> list[list[Move]]:
-    """Up to ``count`` distinct openings for an empty ``board``, the same for the same ``seed``:
-    the family's candidates in a seeded random order, kept when :func:`opening_balance` lies
-    within ``margin`` of ``target``."""
-    candidates = opening_candidates(board)
-    random.Random(seed).shuffle(candidates)
-    out: list[list[Move]] = []
-    for line in candidates:
-        if len(out) >= count:
-            break
+def _balances(board: BaseBoard) -> list[int]:
+    """:func:`opening_balance` of each of :func:`opening_candidates`, in their order."""
+    out = []
+    for line in opening_candidates(board):
         b = board.copy()
         for m in line:
             b.push(m)
-        if abs(opening_balance(b) - target) <= margin:
-            out.append(line)
+        out.append(opening_balance(b))
     return out
+
+
+@lru_cache(maxsize=8)
+def _family_balances(variant: tuple[tuple[str, object], ...]) -> tuple[int, ...]:
+    """:func:`_balances` of a variant's empty board (about a second, once a process)."""
+    return tuple(_balances(new_board("gomoku", dict(variant))))
+
+
+def balance_window(board: BaseBoard) -> tuple[int, int]:
+    """The lower and upper quartile of the balances of the family's openings on ``board``'s variant."""
+    scores = sorted(_family_balances(_variant_key(board)))
+    if not scores:
+        return 0, -1
+    return scores[(len(scores) - 1) // 4], scores[(3 * (len(scores) - 1) + 3) // 4]
+
+
+def balanced_openings(board: BaseBoard, count: int, seed: int) -> list[list[Move]]:
+    """Up to ``count`` distinct openings for an empty ``board``, the same for the same ``seed``:
+    the family's candidates in a seeded random order, kept when :func:`opening_balance` lies
+    in :func:`balance_window`."""
+    lo, hi = balance_window(board)
+    scored = list(zip(opening_candidates(board), _family_balances(_variant_key(board)), strict=True))
+    random.Random(seed).shuffle(scored)
+    return [line for line, score in scored if lo <= score <= hi][:count]

@@ -8,7 +8,14 @@ read from a table indexed by the eight neighbours of the point on that line
 (the *window code*, one base-3 digit a neighbour, kept per point, colour and line).
 A move changes one digit of the codes of the 32 points on its four lines, so
 :func:`make_move` / :func:`unmake_move` update those codes, the patterns, the
-per-point scores (only where a pattern changed) and the two running totals in place.
+per-point scores (only where a pattern changed) and the position's running totals in place.
+
+Two scores come from the patterns.  A point's *score* (:func:`point_score`, hand-set
+``PATTERN_VALUE``) orders candidates and tells the threat scans where a four or a five can
+be.  The position's *value* comes from a learned table (:func:`eval_code`, the ``weights``
+array of :mod:`tabletop.ai.gomoku.evaluation`): every empty point adds a weight for the
+combination of its four line patterns, per colour and per role (that colour to move, or
+not), and ``total[2 * c + role]`` keeps those sums for colour index ``c``.
 
 This module must not know about moves' names, turns, rules boards or time: it
 is arithmetic on arrays.  The rules board stays the judge of legality; the
@@ -40,7 +47,7 @@ OVERLINE = 8  # six or more where exactly five is needed: no win (and a foul for
 
 PATTERN_NAMES = ("none", "block2", "flex2", "block3", "flex3", "block4", "flex4", "five", "overline")
 
-# what a pattern is worth to the side that can play it (the evaluation's units)
+# what a pattern is worth to the side that can play it, in a point's score (move order, threat scans)
 PATTERN_VALUE = np.array([0, 4, 24, 20, 160, 180, 3000, 20000, 0], dtype=np.int32)
 # A point's score (:func:`point_score`) tells the kernels' scans at a glance where a four or a
 # five cannot be: a four or better on some line is worth FOUR_SCORE or more, and only a five
@@ -48,6 +55,9 @@ PATTERN_VALUE = np.array([0, 4, 24, 20, 160, 180, 3000, 20000, 0], dtype=np.int3
 FOUR_SCORE = int(PATTERN_VALUE[BLOCK4])
 FIVE_SCORE = int(PATTERN_VALUE[FIVE])
 WINDOW_CODES = 3**8  # each of the 8 neighbours: 0 empty, 1 own, 2 blocked (opponent or wall)
+EVAL_CODES = 9**4  # a point's four line patterns as one base-9 number (:func:`eval_code`)
+BIAS = EVAL_CODES  # the last entry of a colour's to-move row in ``weights``: the mover's constant
+EVAL_DIGIT = np.array([729, 81, 9, 1], dtype=np.int64)  # the weight of line d's pattern in eval_code
 
 
 @njit(cache=True)
@@ -223,6 +233,27 @@ def point_score(pat: np.ndarray, c: int, p: int) -> int:
 
 
 @njit(cache=True)
+def eval_code(pat: np.ndarray, c: int, p: int) -> int:
+    """The index of ``p``'s four line patterns for colour index ``c`` in a ``weights`` row."""
+    return int(pat[c, p, 0]) * 729 + int(pat[c, p, 1]) * 81 + int(pat[c, p, 2]) * 9 + int(pat[c, p, 3])
+
+
+@njit(cache=True)
+def static_value(total: np.ndarray, weights: np.ndarray, c: int) -> int:
+    """The learned value of the position for colour index ``c`` to move (a win's log-odds,
+    scaled): its own points as mover, the other colour's as the side not to move."""
+    return int(total[2 * c] + total[2 * (1 - c) + 1] + weights[c, 0, BIAS])
+
+
+@njit(cache=True)
+def add_point_value(total: np.ndarray, weights: np.ndarray, c: int, code: int, sign: int) -> None:
+    """Count (``sign`` 1) or uncount (-1) an empty point with ``eval_code`` ``code`` for colour
+    index ``c`` in both of its role sums."""
+    total[2 * c] += sign * weights[c, 0, code]
+    total[2 * c + 1] += sign * weights[c, 1, code]
+
+
+@njit(cache=True)
 def _digit(k: int) -> int:
     """The weight of the neighbour at offset ``k`` (+-1..4) in a window code."""
     i = k + 4 if k < 0 else k + 3
@@ -237,26 +268,25 @@ LINE_WEIGHTS = np.array([3**7, 3**6, 3**5, 3**4, 3**3, 3**2, 3, 1], dtype=np.int
 
 
 @njit(cache=True)
-def _set_pattern(pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, empty: bool, c: int, q: int, d: int,
-                 t: int) -> None:
-    """Colour index ``c``'s pattern of ``q`` on line ``d`` becomes ``t``; its score follows
-    (a score changes only with a pattern: most of a move's 32 points keep theirs)."""
+def _set_pattern(pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, weights: np.ndarray, empty: bool, c: int,
+                 q: int, d: int, t: int) -> None:
+    """Colour index ``c``'s pattern of ``q`` on line ``d`` becomes ``t``; its score and, on an
+    empty point, its share of the totals follow (most of a move's 32 points keep theirs)."""
     if pat[c, q, d] == t:
         return
-    pat[c, q, d] = t
-    old = pscore[c, q]
-    new = point_score(pat, c, q)
-    pscore[c, q] = new
     if empty:
-        total[c] += new - old
+        add_point_value(total, weights, c, eval_code(pat, c, q), -1)
+    pat[c, q, d] = t
+    pscore[c, q] = point_score(pat, c, q)
+    if empty:
+        add_point_value(total, weights, c, eval_code(pat, c, q), 1)
 
 
 @njit(cache=True)
 def init_board(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
-               tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray) -> None:
-    """Compute every window code, pattern and score from ``cells`` (used once per position)."""
-    total[0] = 0
-    total[1] = 0
+               weights: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray) -> None:
+    """Compute every window code, pattern, score and total from ``cells`` (once per position)."""
+    total[:] = 0
     for q in range(cells.shape[0]):
         if cells[q] == WALL:
             continue
@@ -269,12 +299,12 @@ def init_board(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np
         for c in range(2):
             pscore[c, q] = point_score(pat, c, q)
             if cells[q] == EMPTY:
-                total[c] += pscore[c, q]
+                add_point_value(total, weights, c, eval_code(pat, c, q), 1)
 
 
 @njit(cache=True)
 def _update_lines(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
-                  tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, p: int, sign: int, color: int) -> None:
+                  weights: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, p: int, sign: int, color: int) -> None:
     """A ``color`` stone appears (``sign`` 1) or goes (-1) on ``p``: the window codes of the 32
     points on its lines change by one digit, and their patterns and scores follow."""
     own = 1 if color == BLACK else 2
@@ -289,19 +319,19 @@ def _update_lines(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore:
             codes[0, q, d] += w * own
             codes[1, q, d] += w * other
             empty = cells[q] == EMPTY
-            _set_pattern(pat, pscore, total, empty, 0, q, d, tables[kinds[0], codes[0, q, d]])
-            _set_pattern(pat, pscore, total, empty, 1, q, d, tables[kinds[1], codes[1, q, d]])
+            _set_pattern(pat, pscore, total, weights, empty, 0, q, d, tables[kinds[0], codes[0, q, d]])
+            _set_pattern(pat, pscore, total, weights, empty, 1, q, d, tables[kinds[1], codes[1, q, d]])
 
 
 @njit(cache=True)
 def make_move(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
-              near: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int,
+              weights: np.ndarray, near: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int,
               color: int) -> None:
     """Put a ``color`` stone on ``p`` and update the patterns along its four lines."""
     cells[p] = color
-    total[0] -= pscore[0, p]
-    total[1] -= pscore[1, p]
-    _update_lines(cells, pat, codes, pscore, total, tables, kinds, dirs, p, 1, color)
+    add_point_value(total, weights, 0, eval_code(pat, 0, p), -1)
+    add_point_value(total, weights, 1, eval_code(pat, 1, p), -1)
+    _update_lines(cells, pat, codes, pscore, total, weights, tables, kinds, dirs, p, 1, color)
     for dr in range(-2, 3):
         for dc in range(-2, 3):
             near[p + dr * stride + dc] += 1
@@ -309,14 +339,14 @@ def make_move(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.
 
 @njit(cache=True)
 def unmake_move(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
-                near: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int,
+                weights: np.ndarray, near: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int,
                 p: int) -> None:
     """Take the stone off ``p`` (the last one put) and restore the patterns."""
     color = cells[p]
     cells[p] = EMPTY
-    total[0] += pscore[0, p]
-    total[1] += pscore[1, p]
-    _update_lines(cells, pat, codes, pscore, total, tables, kinds, dirs, p, -1, color)
+    add_point_value(total, weights, 0, eval_code(pat, 0, p), 1)
+    add_point_value(total, weights, 1, eval_code(pat, 1, p), 1)
+    _update_lines(cells, pat, codes, pscore, total, weights, tables, kinds, dirs, p, -1, color)
     for dr in range(-2, 3):
         for dc in range(-2, 3):
             near[p + dr * stride + dc] -= 1

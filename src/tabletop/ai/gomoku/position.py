@@ -16,6 +16,7 @@ import numpy as np
 
 from tabletop.ai.gomoku import kernels as K
 from tabletop.ai.gomoku import patterns as P
+from tabletop.ai.gomoku.evaluation import weights
 from tabletop.games.core import BLACK, BaseBoard, Move
 
 __all__ = ["Position", "keys_array", "rule_of", "signed", "tables", "zobrist_keys"]
@@ -77,9 +78,11 @@ class Position:
         self.pat = np.zeros((2, size, 4), dtype=np.int8)
         self.codes = np.zeros((2, size, 4), dtype=np.int32)
         self.pscore = np.zeros((2, size), dtype=np.int32)
-        self.total = np.zeros(2, dtype=np.int64)
+        self.total = np.zeros(4, dtype=np.int64)  # the learned value's sums (patterns.py)
+        self.weights = weights(rule)
         self.near = np.zeros(size, dtype=np.int16)
-        P.init_board(self.cells, self.pat, self.codes, self.pscore, self.total, self.tables, self.kinds, self.dirs)
+        P.init_board(self.cells, self.pat, self.codes, self.pscore, self.total, self.weights, self.tables, self.kinds,
+                     self.dirs)
         self.turn = 1
         self.history: list[int] = []
         self.hash = 0
@@ -125,8 +128,8 @@ class Position:
 
     # -- play ------------------------------------------------------------------------
     def _put(self, p: int, color: int) -> None:
-        P.make_move(self.cells, self.pat, self.codes, self.pscore, self.total, self.near, self.tables, self.kinds,
-                    self.dirs, self.stride, p, color)
+        P.make_move(self.cells, self.pat, self.codes, self.pscore, self.total, self.weights, self.near, self.tables,
+                    self.kinds, self.dirs, self.stride, p, color)
         self.hash ^= self._keys[color - 1][p]
 
     def play(self, p: int) -> None:
@@ -138,8 +141,8 @@ class Position:
     def undo(self) -> None:
         p = self.history.pop()
         color = 3 - self.turn
-        P.unmake_move(self.cells, self.pat, self.codes, self.pscore, self.total, self.near, self.tables, self.kinds,
-                      self.dirs, self.stride, p)
+        P.unmake_move(self.cells, self.pat, self.codes, self.pscore, self.total, self.weights, self.near, self.tables,
+                      self.kinds, self.dirs, self.stride, p)
         self.hash ^= self._keys[color - 1][p]
         self.turn = color
 
@@ -171,9 +174,9 @@ class Position:
         return out
 
     def evaluate(self) -> int:
-        """Static value for the side to move (pattern units)."""
-        me = self.turn - 1
-        return int(self.total[me]) - int(self.total[1 - me]) * 9 // 10
+        """Static value for the side to move (the learned table's units, :data:`evaluation.SCALE` a
+        unit of log-odds)."""
+        return int(P.static_value(self.total, self.weights, self.turn - 1))
 
     def is_full(self) -> bool:
         return not bool((self.cells == P.EMPTY).any())
