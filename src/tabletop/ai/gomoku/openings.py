@@ -16,9 +16,9 @@ at a fixed depth and node count, in evaluation units) made relative to an *even
 point*: the median score of reference openings of the match runner's family,
 which equal engine levels split about evenly with either colour
 (benchmarks/RESULTS.md, level table).  The raw score of a quiet opening is far
-from 0 (about -600 for White to move at three stones, -1,100 at five): the even-depth search
-ends each line on the opponent's move, so the side to move looks worse than it
-is.  Measuring against the even point cancels that bias, which also keeps the
+from 0 (for White to move at three stones about +400 in freestyle and -1,100 in renju, at five
++260 and -1,800): the even-depth search ends each line on the opponent's move, which biases the
+side to move's score.  Measuring against the even point cancels that bias, which also keeps the
 decisions right when the search changes.  :func:`opening_score` gives that
 relative score for the side to move.
 
