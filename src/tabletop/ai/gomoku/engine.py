@@ -51,14 +51,15 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # The ladder: each level is to score 65 % or more against the one below, in both rules.
 # Level 1 is a random beginner: any point within two of a stone, fives neither taken nor
 # stopped.  Levels 2..5 choose one ply by pattern value with a falling chance of a random pick
-# among the twelve best-looking points; 6 adds its own VCF and a safety check; 7..9 search 2,
-# 4 and 6 plies (width 8); 10 searches 8 plies over the best 12 candidates with the largest
-# threat budgets (8 plies at width 8 would sit too close to level 10 for a step of the ladder).
+# among the twelve best-looking points; 6 adds its own VCF and a safety check; 7 and 8 search 2
+# and 4 plies (width 8), 9 searches 6 plies at width 10; 10 searches 8 plies over the best 12
+# candidates with the largest threat budgets.
 #
 # VCT: level 7 searches one, since its 2-ply search alone leaves Black's standing VCTs
-# unplayed for many moves in Renju; levels 8 and 9 leave it off (at a searching level it
-# did not make the level stronger against the one below) and level 10 has the largest budget.  A claimed VCT is played only after
-# vct_holds has found that it holds against every defender reply.
+# unplayed for many moves in Renju; level 8 leaves it off; level 9 has a small budget (with the
+# learned evaluation, 6 plies at width 8 without one scored only 61-63 % against level 8) and
+# level 10 the largest.  A claimed VCT is played only after vct_holds has found that it holds
+# against every defender reply.
 LEVELS: dict[int, EngineSettings] = {
     1: EngineSettings(random_only=True, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     2: EngineSettings(greedy_only=True, blunder=0.85, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
@@ -68,7 +69,7 @@ LEVELS: dict[int, EngineSettings] = {
     6: EngineSettings(greedy_only=True, seconds=0.3, vcf_nodes=2_000, vct_nodes=0, safety_nodes=300),
     7: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=3_000, safety_nodes=600),
     8: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
-    9: EngineSettings(seconds=1.5, max_depth=6, width=8, vcf_nodes=10_000, vct_nodes=0, safety_nodes=2_000),
+    9: EngineSettings(seconds=1.5, max_depth=6, width=10, vcf_nodes=10_000, vct_nodes=5_000, safety_nodes=2_000),
     10: EngineSettings(seconds=4.0, max_depth=8, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000),
 }
 
