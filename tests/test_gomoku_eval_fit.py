@@ -52,13 +52,12 @@ def test_the_logistic_fit_recovers_a_known_model(load_script: Callable[[str], Mo
 def test_the_engine_values_a_position_as_the_shipped_model_does(load_script: Callable[[str], ModuleType]) -> None:
     """The kernels' table (every order of four patterns, both roles, both colours) and their
     running sums give the model's own log-odds, computed here from the script's counts."""
-    from tabletop.ai.gomoku.evaluation import SCALE, family
+    from tabletop.ai.gomoku.evaluation import HERE, SCALE, family
 
     script = load_script("gomoku_eval_fit")
     moves = ["h8", "h9", "i8", "g8", "i9", "j10", "i7", "i10", "g7", "j9", "k10", "f6", "j7"]
     for rule in ("freestyle", "renju", "caro"):
-        models = np.load(script.Path(__file__).parents[1] / "src" / "tabletop" / "ai" / "gomoku"
-                         / f"eval-{family(rule)}.npz")
+        models = np.load(HERE / f"eval-{family(rule)}.npz")
         rows, movers, values = script._features(rule, moves)
         for row, mover, value in zip(rows, movers, values, strict=True):
             model = models["all"] if "all" in models else models["black_to_move" if mover == 1 else "white_to_move"]

@@ -132,8 +132,6 @@ def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int
     P.add_point_value(total, weights, 1, P.eval_code(pat, 1, p), -1)
     own = 1 if color == P.BLACK else 2
     other = 3 - own
-    kind0 = kinds[0]
-    kind1 = kinds[1]
     for d in range(4):
         step = dirs[d]
         for i in range(8):
@@ -143,32 +141,20 @@ def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int
             at = 4 * (8 * d + i)
             empty = cells[q] == P.EMPTY
             w = P.LINE_WEIGHTS[i]
-            code = codes[0, q, d] + w * own
-            codes[0, q, d] = code
-            t = tables[kind0, code]
-            saved[at] = pat[0, q, d]
-            saved[at + 2] = pscore[0, q]
-            if pat[0, q, d] != t:
-                if empty:
-                    e = P.eval_code(pat, 0, q)
-                    e2 = e + (t - pat[0, q, d]) * P.EVAL_DIGIT[d]
-                    total[0] += weights[0, 0, e2] - weights[0, 0, e]
-                    total[1] += weights[0, 1, e2] - weights[0, 1, e]
-                pat[0, q, d] = t
-                pscore[0, q] = P.point_score(pat, 0, q)
-            code = codes[1, q, d] + w * other
-            codes[1, q, d] = code
-            t = tables[kind1, code]
-            saved[at + 1] = pat[1, q, d]
-            saved[at + 3] = pscore[1, q]
-            if pat[1, q, d] != t:
-                if empty:
-                    e = P.eval_code(pat, 1, q)
-                    e2 = e + (t - pat[1, q, d]) * P.EVAL_DIGIT[d]
-                    total[2] += weights[1, 0, e2] - weights[1, 0, e]
-                    total[3] += weights[1, 1, e2] - weights[1, 1, e]
-                pat[1, q, d] = t
-                pscore[1, q] = P.point_score(pat, 1, q)
+            for c in range(2):
+                code = codes[c, q, d] + w * (own if c == 0 else other)
+                codes[c, q, d] = code
+                t = tables[kinds[c], code]
+                saved[at + c] = pat[c, q, d]
+                saved[at + 2 + c] = pscore[c, q]
+                if pat[c, q, d] != t:
+                    if empty:
+                        e = P.eval_code(pat, c, q)
+                        e2 = e + (t - pat[c, q, d]) * P.EVAL_DIGIT[d]
+                        total[2 * c] += weights[c, 0, e2] - weights[c, 0, e]
+                        total[2 * c + 1] += weights[c, 1, e2] - weights[c, 1, e]
+                    pat[c, q, d] = t
+                    pscore[c, q] = P.point_score(pat, c, q)
     for dr in range(-2, 3):
         base = p + dr * stride
         for dc in range(-2, 3):

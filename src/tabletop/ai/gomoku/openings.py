@@ -374,21 +374,18 @@ def opening_candidates(board: BaseBoard) -> list[list[Move]]:
     return out
 
 
-def _balances(board: BaseBoard) -> list[int]:
-    """:func:`opening_balance` of each of :func:`opening_candidates`, in their order."""
+@lru_cache(maxsize=8)
+def _family_balances(variant: tuple[tuple[str, object], ...]) -> tuple[int, ...]:
+    """:func:`opening_balance` of each of :func:`opening_candidates` of a variant's empty board, in
+    their order (about a second, once a process)."""
+    empty = new_board("gomoku", dict(variant))
     out = []
-    for line in opening_candidates(board):
-        b = board.copy()
+    for line in opening_candidates(empty):
+        b = empty.copy()
         for m in line:
             b.push(m)
         out.append(opening_balance(b))
-    return out
-
-
-@lru_cache(maxsize=8)
-def _family_balances(variant: tuple[tuple[str, object], ...]) -> tuple[int, ...]:
-    """:func:`_balances` of a variant's empty board (about a second, once a process)."""
-    return tuple(_balances(new_board("gomoku", dict(variant))))
+    return tuple(out)
 
 
 def balance_window(board: BaseBoard) -> tuple[int, int]:
