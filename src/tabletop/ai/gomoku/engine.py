@@ -52,7 +52,7 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # Level 1 is a random beginner: any point within two of a stone, fives neither taken nor
 # stopped.  Levels 2..5 choose one ply by pattern value with a falling chance of a random pick
 # among the twelve best-looking points; 6 adds its own VCF and a safety check; 7 and 8 search 2
-# and 4 plies (width 8), 9 searches 6 plies at width 10; 10 searches 8 plies over the best 12
+# and 4 plies (width 8), 9 searches 6 plies at width 10; 10 searches as deep as its time allows over the best 12
 # candidates with the largest threat budgets.
 #
 # VCT: level 7 searches one, since its 2-ply search alone leaves Black's standing VCTs
@@ -70,7 +70,7 @@ LEVELS: dict[int, EngineSettings] = {
     7: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=3_000, safety_nodes=600),
     8: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
     9: EngineSettings(seconds=1.5, max_depth=6, width=10, vcf_nodes=10_000, vct_nodes=5_000, safety_nodes=2_000),
-    10: EngineSettings(seconds=4.0, max_depth=8, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000),
+    10: EngineSettings(seconds=4.0, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000),
 }
 
 
@@ -86,7 +86,7 @@ def turn_seconds(timeout_turn_ms: int | None, timeout_match_ms: int | None, time
     if timeout_turn_ms is not None:
         if timeout_turn_ms <= 0:
             return 0.0
-        budget = min(budget, timeout_turn_ms / 1000 * 0.7 - 0.05)
+        budget = min(budget, timeout_turn_ms / 1000 * 0.85 - 0.05)
     left = time_left_ms
     if left is None and timeout_match_ms:
         left = timeout_match_ms
@@ -293,8 +293,8 @@ class GomokuEngine:
         if seconds <= 0:
             max_depth = 1
             deadline = started + 0.5
-        # a quarter of the time is kept for checking that the chosen move leaves no forced loss
-        search_deadline = deadline if st.safety_nodes == 0 else started + (deadline - started) * 0.75
+        # a tenth of the time is kept for checking that the chosen move leaves no forced loss
+        search_deadline = deadline if st.safety_nodes == 0 else started + (deadline - started) * 0.9
         searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES,
                             pruning=True, keep_table=True)
         result = searcher.search(max_depth=max_depth)

@@ -57,7 +57,7 @@ EXTEND_PLIES = 24  # a four extends the search only this close to the root
 ROOT_WIDTH = 24
 VCF_DEPTH = 10  # fours in a VCF check inside the search
 FUTILITY_MARGIN = 600  # evaluation units (0.4 of log-odds): a quiet move at the frontier gains less
-LMR_AFTER = 3  # quiet moves after the first three are reduced by one ply...
+LMR_AFTER = 3  # calm moves (see negamax) after the first three are reduced by one ply...
 LMR_MORE_AFTER = 8  # ... and after the first eight by two
 VCF_THREATS = 6  # quiet moves a VCT attacker node tries for the VCF they may threaten
 
@@ -1137,14 +1137,17 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
     for i in range(n):
         m = row[i]
         mine = P.best_pattern(pat, c, m)
-        quiet = mine < P.FLEX3 and P.best_pattern(pat, oc, m) < P.FLEX3
+        theirs = P.best_pattern(pat, oc, m)
+        quiet = mine < P.FLEX3 and theirs < P.FLEX3
+        # reducible: makes no open three or four and takes no four point of the opponent's
+        calm = mine < P.FLEX3 and theirs < P.BLOCK4
         if futile and searched > 0 and quiet:
             continue  # a quiet move at the frontier cannot lift a hopeless static value to alpha
         next_depth = depth if forced else depth - 1
         if ply < EXTEND_PLIES and mine >= P.BLOCK4:
             next_depth = max(next_depth, depth)  # threat extension: a four does not use up depth
         reduce = 0
-        if prune and depth >= 3 and searched >= LMR_AFTER and quiet and not threatened:
+        if prune and depth >= 3 and searched >= LMR_AFTER and calm and not threatened:
             reduce = 1 if searched < LMR_MORE_AFTER else 2
         h2 = put(B, box, zkeys, h, m, me, saved[ply])
         if searched == 0:

@@ -10,9 +10,9 @@ incremental pattern evaluation of :mod:`tabletop.ai.gomoku.patterns`.
 
 With ``pruning`` (what the engine plays with) the search also prunes as strong
 engines do: aspiration windows around the last iteration's score at the root,
-late-move reductions of quiet moves (no three or four of either side made or
-stopped), futility pruning of quiet moves at the frontier when the static value is
-far below alpha, a VCF check (:func:`tabletop.ai.gomoku.kernels.vcf_kernel`, a small
+late-move reductions of calm moves (no open three or four made, no four point of the
+opponent's taken), futility pruning of quiet moves (no three or four of either side made
+or stopped) at the frontier when the static value is far below alpha, a VCF check (:func:`tabletop.ai.gomoku.kernels.vcf_kernel`, a small
 node budget) for the side to move at the horizon wherever it has a four to start one,
 and one for the opponent at nodes two plies or more from the horizon, whose VCF
 restricts the answers to the points of its line and our own fours (none playable: a
@@ -68,7 +68,7 @@ __all__ = ["TT_ENTRY_BYTES", "WIN", "SearchResult", "Searcher"]
 
 TT_ENTRY_BYTES = 21  # key 8, score 4, move 4, depth 2, flag 1, age 2
 VCF_NODES = 16  # threat nodes per VCF check inside the search
-ASPIRATION = 200  # the root's first window: the last iteration's score +- this
+ASPIRATION = 500  # the root's first window: the last iteration's score +- this
 
 
 @dataclass
@@ -169,9 +169,12 @@ class Searcher:
                 scores, best_line, alpha = self._iteration(args, root_moves, depth, salt)
             self.nodes = int(ctl[NODES])
             if ctl[ABORTED]:
-                # only completed iterations count: a part of a deeper one compares badly with them
-                if result.depth == 0 and scores:
+                # a part of a deeper iteration counts only where it proved a move better than the
+                # last iteration's choice (searched first): its score is a bound, not comparable
+                if scores and (result.depth == 0 or best_line[0] != result.best):
                     result.best, result.score, result.pv = best_line[0], alpha, best_line
+                    rest = [(m, s) for m, s in result.root_scores if m != best_line[0]]
+                    result.root_scores = [(best_line[0], alpha), *rest]
                 break
             scores.sort(key=lambda t: -t[1])
             result = SearchResult(scores[0][0], scores[0][1], depth, self.nodes, best_line, scores)
@@ -245,7 +248,13 @@ class Searcher:
                     else:
                         score = self._child(args, depth, alpha, alpha + 1, salt)
                         if not ctl[ABORTED] and alpha < score < hi:
+                            probe = score
                             score = self._child(args, depth, alpha, hi, salt)
+                            if ctl[ABORTED]:
+                                # the null window proved it better than the best so far: keep
+                                # it, with its bound, even though the exact search ran out of time
+                                scores.append((m, probe))
+                                best, best_line = probe, [m]
                 finally:
                     pos.undo()
                 if ctl[ABORTED]:
