@@ -184,7 +184,8 @@ def play_gomoku_terminal(games: int, think: float, root: Path) -> dict[str, Any]
             won = failure.startswith("they")
         record.append({"game": game + 1, "we_play": "black" if ours_black else "white",
                        "result": "win" if won else ("draw" if out is not None and out.winner is None else "loss"),
-                       "plies": len(board.move_stack), "note": failure})
+                       "plies": len(board.move_stack), "note": failure,
+                       "moves": [str(m) for m in board.move_stack]})
     wins = sum(1 for r in record if r["result"] == "win")
     return {"games": games, "wins": wins, "record": record}
 
