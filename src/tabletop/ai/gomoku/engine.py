@@ -52,8 +52,8 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # Level 1 is a random beginner: any point within two of a stone, fives neither taken nor
 # stopped.  Levels 2..5 choose one ply by pattern value with a falling chance of a random pick
 # among the twelve best-looking points; 6 adds its own VCF and a safety check; 7 and 8 search 2
-# and 4 plies (width 8), 9 searches 6 plies at width 10; 10 searches as deep as its time allows over the best 12
-# candidates with the largest threat budgets.
+# and 4 plies (width 8), 9 searches 6 plies at width 10; 10 searches as deep as its time allows
+# over the best 12 candidates with the largest threat budgets.
 #
 # VCT: level 7 searches one, since its 2-ply search alone leaves Black's standing VCTs
 # unplayed for many moves in Renju; level 8 leaves it off; level 9 has a small budget (with the

@@ -12,8 +12,9 @@ With ``pruning`` (what the engine plays with) the search also prunes as strong
 engines do: aspiration windows around the last iteration's score at the root,
 late-move reductions of calm moves (no open three or four made, no four point of the
 opponent's taken), futility pruning of quiet moves (no three or four of either side made
-or stopped) at the frontier when the static value is far below alpha, a VCF check (:func:`tabletop.ai.gomoku.kernels.vcf_kernel`, a small
-node budget) for the side to move at the horizon wherever it has a four to start one,
+or stopped) at the frontier when the static value is far below alpha, a VCF check
+(:func:`tabletop.ai.gomoku.kernels.vcf_kernel`, a small node budget) for the side to
+move at the horizon wherever it has a four to start one,
 and one for the opponent at nodes two plies or more from the horizon, whose VCF
 restricts the answers to the points of its line and our own fours (none playable: a
 loss).  Without ``pruning`` it is the plain search that
