@@ -81,3 +81,45 @@ def test_a_search_does_not_reuse_the_last_ones_table() -> None:
     first = Searcher(pos, width=8).search(max_depth=4)
     again = Searcher(pos, width=8).search(max_depth=4)
     assert (first.nodes, first.score, first.best) == (again.nodes, again.score, again.best)
+
+
+class _Scripted(Searcher):
+    """A searcher whose root children answer from a script: ``values[(move, depth)]`` is the
+    move's value; a search of ``abort_on`` at that depth runs out of time (only its search with
+    a full window when ``exact_only``)."""
+
+    def __init__(self, pos: Position, values: dict[tuple[int, int], int], abort_on: tuple[int, int],
+                 exact_only: bool) -> None:
+        super().__init__(pos, width=8, pruning=True)
+        self.values = values
+        self.abort_on = abort_on
+        self.exact_only = exact_only
+
+    def _child(self, args: tuple, depth: int, alpha: int, beta: int, salt: int) -> int:  # type: ignore[type-arg]
+        m = self.pos.history[-1]
+        if (m, depth) == self.abort_on and (beta > alpha + 1 or not self.exact_only):
+            args[3][2] = 1  # the abort flag, as the kernel sets it at the deadline
+            return 0
+        return self.values[(m, depth)]
+
+    def _line(self, args: tuple, m: int) -> list[int]:  # type: ignore[type-arg]
+        return [m]
+
+
+@pytest.mark.parametrize("proven", [True, False])
+def test_an_unfinished_iteration_counts_only_for_a_move_proven_better(proven: bool) -> None:
+    """The depth-4 iteration runs out of time: on the second move's exact search after its
+    null-window search proved it better than the first (the last iteration's choice), which is
+    then played; or on the third move after the second proved no better, and the depth-2 choice
+    stays."""
+    pos = Position.from_board(random_board("freestyle", 10, 4))
+    a, b, *rest = Searcher(pos, width=8, pruning=True).search(max_depth=2).root_scores
+    values = {(m, 2): 100 - 10 * i for i, (m, _) in enumerate([a, b, *rest])}
+    values |= {(m, 4): 0 for m, _ in [a, b, *rest]}
+    values[(a[0], 4)] = 80
+    values[(b[0], 4)] = 120 if proven else 60
+    abort_on = (b[0], 4) if proven else (rest[0][0], 4)
+    result = _Scripted(pos, values, abort_on, exact_only=proven).search(max_depth=4)
+    assert result.best == (b[0] if proven else a[0])
+    assert result.root_scores[0][0] == result.best
+    assert result.depth == 2
