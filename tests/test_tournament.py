@@ -92,6 +92,7 @@ def test_a_game_is_played_through_match_from_its_opening(monkeypatch: pytest.Mon
     assert result.failure is None and result.plies == len(match.board.move_stack)
     assert result.moves["A"] + result.moves["B"] == result.plies - 1
     assert result.opening == ("b2",) and not result.a_is_black
+    assert list(result.line) == [str(m) for m in match.board.move_stack]  # the whole game, opening first
 
 
 def test_real_players_through_match_score_as_their_outcome() -> None:
@@ -179,6 +180,7 @@ def test_a_logged_match_stopped_midway_plays_only_the_missing_games(tmp_path: An
     assert [r.number for r in again.results] == list(range(6))
     for old, new in zip(full.results[:4], again.results[:4], strict=True):
         assert (old.a_score, old.plies, old.reason, old.opening) == (new.a_score, new.plies, new.reason, new.opening)
+        assert old.line == new.line and len(new.line) == new.plies  # the moves come back from the log
     reread = Path(path).read_text(encoding="utf-8").splitlines()
     assert len(reread) == 6 and reread[:4] == lines[:4]  # the cut line is gone, two whole lines added
     assert tournament.GameLog(path).finished(specs)[5].number == 5

@@ -90,6 +90,7 @@ class GameResult:
     opening: tuple[str, ...] = ()
     seconds: dict[str, float] = field(default_factory=lambda: {"A": 0.0, "B": 0.0})
     moves: dict[str, int] = field(default_factory=lambda: {"A": 0, "B": 0})
+    line: tuple[str, ...] = ()  # every move of the game in order, the opening's first: a lost game can be replayed
 
 
 def check_players(game: str, specs: dict[str, str]) -> None:
@@ -175,7 +176,7 @@ def _result(spec: GameSpec, match: Match, a_color: Color, failure: Failure | Non
         black_score = 1.0 if outcome.winner is BLACK else 0.0
     reason = failure.describe() if failure is not None else outcome.reason
     return GameResult(spec.number, a_score, reason, len(match.board.move_stack), black_score, failure,
-                      spec.a_is_black, spec.opening, seconds, moves)
+                      spec.a_is_black, spec.opening, seconds, moves, tuple(str(m) for m in match.board.move_stack))
 
 
 def openings(game: str, board: BaseBoard, count: int, seed: int) -> list[tuple[str, ...]]:
@@ -376,7 +377,8 @@ def _result_from(data: dict[str, Any]) -> GameResult:
     failure = Failure(**data["failure"]) if data.get("failure") else None
     return GameResult(int(data["number"]), float(data["a_score"]), str(data["reason"]), int(data["plies"]),
                       float(data["black_score"]), failure, bool(data["a_is_black"]), tuple(data["opening"]),
-                      {k: float(v) for k, v in data["seconds"].items()}, {k: int(v) for k, v in data["moves"].items()})
+                      {k: float(v) for k, v in data["seconds"].items()}, {k: int(v) for k, v in data["moves"].items()},
+                      tuple(str(m) for m in data.get("line", ())))
 
 
 class GameLog:
@@ -428,7 +430,8 @@ class GameLog:
         data = {"spec": _spec_key(spec), "result": {
             "number": result.number, "a_score": result.a_score, "reason": result.reason, "plies": result.plies,
             "black_score": result.black_score, "failure": failure, "a_is_black": result.a_is_black,
-            "opening": list(result.opening), "seconds": result.seconds, "moves": result.moves}}
+            "opening": list(result.opening), "seconds": result.seconds, "moves": result.moves,
+            "line": list(result.line)}}
         with open(self.path, "a", encoding="utf-8") as out:
             out.write(json.dumps(data) + "\n")
             out.flush()
