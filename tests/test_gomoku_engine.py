@@ -308,3 +308,26 @@ def test_the_mcts_match_of_the_engine_benchmark_plays_whole_games_from_the_balan
     draws = sum(r["result"] == "draw" for r in record)
     assert report["wins"] == wins and report["draws"] == draws
     assert report["score"] == pytest.approx((wins + draws / 2) / 2)
+
+
+# A level-10 game lost to 618f311's engine (freestyle, our engine White): after White's j8 Black has
+# no VCF but a VCT of two threats, which a VCF-only safety check cannot see; e9 leaves Black none.
+VCT_AFTER_J8 = ["h8", "g9", "k9", "i7", "k7", "g7", "g6", "h9", "k8", "k10", "k6", "k5", "j6", "f9", "i9"]
+
+
+def test_the_safety_check_sees_a_vct_the_vcf_check_misses() -> None:
+    from tabletop.ai.gomoku.engine import opponent_wins_after, safe_first
+    from tabletop.ai.gomoku.position import Position
+    from tabletop.games import new_board
+
+    board = new_board("gomoku", {"rule": "freestyle"})
+    for text in VCT_AFTER_J8:
+        board.push(board.parse_move(text))
+    pos = Position.from_board(board)
+    j8, e9 = (pos.point(m.col, m.row) for m in (board.parse_move("j8"), board.parse_move("e9")))
+    assert not opponent_wins_after(pos, j8, 20_000)  # no VCF for Black
+    assert opponent_wins_after(pos, j8, 20_000, vct_threats=2)
+    assert not opponent_wins_after(pos, e9, 20_000, vct_threats=6)
+    assert safe_first(pos, [j8, e9], 20_000)[0] == j8  # VCF only: j8 stays first
+    assert safe_first(pos, [j8, e9], 20_000, vct_threats=6)[0] == e9
+    assert Position.from_board(board).history == pos.history  # every check undone

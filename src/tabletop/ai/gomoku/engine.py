@@ -39,6 +39,7 @@ class EngineSettings:
     vct_nodes: int = 20_000
     blunder: float = 0.0  # chance of a plausible but unexamined move
     safety_nodes: int = 0  # threat-solver budget per candidate to check the opponent gets no VCF/VCT
+    safety_vct: int = 0  # the safety check also looks for the opponent's VCT of up to this many threats
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
     random_only: bool = False  # a random point within two of a stone, nothing more (the beginner)
 
@@ -246,7 +247,7 @@ class GomokuEngine:
             if line is not None and verified_win(board, pos, line) is not None:
                 return pos.to_move(board, line[0])
         if st.safety_nodes > 0:
-            cands = safe_first(pos, cands, st.safety_nodes, use_vct=False, deadline=deadline)
+            cands = safe_first(pos, cands, st.safety_nodes, st.safety_vct, deadline=deadline)
         return _legal_choice(board, pos, cands)
 
     def analyse(self, board: BaseBoard, limit: Limit | None = None) -> Analysis:
@@ -301,7 +302,7 @@ class GomokuEngine:
         nodes += result.nodes
         scores = result.root_scores or [(result.best, result.score)]
         if st.safety_nodes > 0 and len(scores) > 1 and scores[0][1] < WIN - 100:
-            order = safe_first(pos, [p for p, _ in scores[:10]], st.safety_nodes, use_vct=False,
+            order = safe_first(pos, [p for p, _ in scores[:10]], st.safety_nodes, st.safety_vct,
                                deadline=deadline + 0.05)
             rank = {p: i for i, p in enumerate(order)}
             scores = sorted(scores, key=lambda t: rank.get(t[0], len(rank)))
@@ -324,21 +325,26 @@ class GomokuEngine:
         return analysis
 
 
-def opponent_wins_after(pos: Position, p: int, nodes: int, use_vct: bool, deadline: float | None = None) -> bool:
-    """Does the opponent have a VCF (or, with ``use_vct``, a VCT) after we play ``p``?"""
+def opponent_wins_after(pos: Position, p: int, nodes: int, vct_threats: int = 0,
+                        deadline: float | None = None) -> bool:
+    """Does the opponent have a VCF, or a VCT of up to ``vct_threats`` threats, after we play ``p``?
+
+    The VCT is deepened two threats at a time, each depth with a fresh budget of ``nodes``: a
+    short VCT costs few nodes, while a deep search from the start can spend the whole budget
+    on other threats before it reaches one."""
     pos.play(p)
     try:
-        solver = ThreatSolver(pos, max_nodes=nodes, deadline=deadline)
-        if solver.vcf() is not None:
+        if ThreatSolver(pos, max_nodes=nodes, deadline=deadline).vcf() is not None:
             return True
-        if use_vct:
-            return ThreatSolver(pos, max_nodes=nodes, deadline=deadline).vct(depth=4) is not None
+        for depth in range(2, vct_threats + 1, 2):
+            if ThreatSolver(pos, max_nodes=nodes, deadline=deadline).vct(depth=depth) is not None:
+                return True
         return False
     finally:
         pos.undo()
 
 
-def safe_first(pos: Position, ranked: list[int], nodes: int, use_vct: bool, deadline: float | None = None,
+def safe_first(pos: Position, ranked: list[int], nodes: int, vct_threats: int = 0, deadline: float | None = None,
                check: int = 8) -> list[int]:
     """``ranked`` with the best move after which the opponent has no forced win
     brought to the front and the losing ones tried before it moved to the back
@@ -347,7 +353,7 @@ def safe_first(pos: Position, ranked: list[int], nodes: int, use_vct: bool, dead
     for i, p in enumerate(ranked):
         if i >= check or (deadline is not None and time.perf_counter() > deadline):
             break
-        if not opponent_wins_after(pos, p, nodes, use_vct, deadline):
+        if not opponent_wins_after(pos, p, nodes, vct_threats, deadline):
             return [p, *ranked[i + 1 :], *lost]
         lost.append(p)
     return [p for p in ranked if p not in lost] + lost
