@@ -331,3 +331,27 @@ def test_the_safety_check_sees_a_vct_the_vcf_check_misses() -> None:
     assert safe_first(pos, [j8, e9], 20_000)[0] == j8  # VCF only: j8 stays first
     assert safe_first(pos, [j8, e9], 20_000, vct_threats=6)[0] == e9
     assert Position.from_board(board).history == pos.history  # every check undone
+
+
+# A renju game lost by level 10 to 618f311's engine (level 10 Black, Black to move): the search scores
+# every move lost, and only j11 leaves White neither a VCF nor a VCT the threat solvers find.
+ALL_LOST_BY_SEARCH = ["h8", "g9", "j7", "h9", "j9", "g10", "g7", "i10", "f6", "i9", "i7", "f7"]
+
+
+@pytest.mark.parametrize("lost_vct", [0, 6])
+def test_a_position_the_search_calls_lost_gets_a_move_the_threat_solvers_cannot_refute(lost_vct: int) -> None:
+    from dataclasses import replace
+
+    from tabletop.ai.gomoku.engine import LEVELS, GomokuEngine, opponent_wins_after
+    from tabletop.games import new_board
+
+    board = new_board("gomoku", {"rule": "renju"})
+    for text in ALL_LOST_BY_SEARCH:
+        board.push(board.parse_move(text))
+    engine = GomokuEngine(replace(LEVELS[10], lost_vct=lost_vct))
+    analysis = engine.analyse(board, Limit(depth=4))
+    assert analysis.scores[0].score <= -900_000  # the search sees a loss for every move
+    pos = Position.from_board(board)
+    move = analysis.scores[0].move
+    refuted = opponent_wins_after(pos, pos.point(move.col, move.row), LEVELS[10].safety_nodes, vct_threats=6)
+    assert refuted is (lost_vct == 0)  # the VCF-only check keeps a move that loses to a VCT

@@ -39,7 +39,9 @@ class EngineSettings:
     vct_nodes: int = 20_000
     blunder: float = 0.0  # chance of a plausible but unexamined move
     safety_nodes: int = 0  # threat-solver budget per candidate to check the opponent gets no VCF/VCT
-    safety_vct: int = 0  # the safety check also looks for the opponent's VCT of up to this many threats
+    # when the search scores every move lost, the safety check also looks for the opponent's VCT of
+    # up to this many threats, so that a move the threat solvers cannot refute is played
+    lost_vct: int = 0
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
     random_only: bool = False  # a random point within two of a stone, nothing more (the beginner)
 
@@ -60,7 +62,9 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # unplayed for many moves in Renju; level 8 leaves it off; level 9 has a small budget (with the
 # learned evaluation, 6 plies at width 8 without one scored only 61-63 % against level 8) and
 # level 10 the largest.  A claimed VCT is played only after vct_holds has found that it holds
-# against every defender reply.
+# against every defender reply.  When its search scores every move lost, level 10's safety check
+# also looks for the opponent's VCT (lost_vct), so that it plays a move the threat solvers cannot
+# refute rather than the first the VCF check passes.
 LEVELS: dict[int, EngineSettings] = {
     1: EngineSettings(random_only=True, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     2: EngineSettings(greedy_only=True, blunder=0.85, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
@@ -71,7 +75,7 @@ LEVELS: dict[int, EngineSettings] = {
     7: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=3_000, safety_nodes=600),
     8: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
     9: EngineSettings(seconds=1.5, max_depth=6, width=10, vcf_nodes=10_000, vct_nodes=5_000, safety_nodes=2_000),
-    10: EngineSettings(seconds=4.0, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000),
+    10: EngineSettings(seconds=4.0, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000, lost_vct=6),
 }
 
 
@@ -247,7 +251,7 @@ class GomokuEngine:
             if line is not None and verified_win(board, pos, line) is not None:
                 return pos.to_move(board, line[0])
         if st.safety_nodes > 0:
-            cands = safe_first(pos, cands, st.safety_nodes, st.safety_vct, deadline=deadline)
+            cands = safe_first(pos, cands, st.safety_nodes, deadline=deadline)
         return _legal_choice(board, pos, cands)
 
     def analyse(self, board: BaseBoard, limit: Limit | None = None) -> Analysis:
@@ -302,7 +306,8 @@ class GomokuEngine:
         nodes += result.nodes
         scores = result.root_scores or [(result.best, result.score)]
         if st.safety_nodes > 0 and len(scores) > 1 and scores[0][1] < WIN - 100:
-            order = safe_first(pos, [p for p, _ in scores[:10]], st.safety_nodes, st.safety_vct,
+            vct_threats = st.lost_vct if scores[0][1] <= -(WIN - 100) else 0
+            order = safe_first(pos, [p for p, _ in scores[:10]], st.safety_nodes, vct_threats,
                                deadline=deadline + 0.05)
             rank = {p: i for i, p in enumerate(order)}
             scores = sorted(scores, key=lambda t: rank.get(t[0], len(rank)))
