@@ -38,9 +38,17 @@ def forced_win(board: BaseBoard) -> str | None:
     return None
 
 
+def replay(rule: str, moves: list[str]) -> BaseBoard:
+    """A board of ``rule`` with ``moves`` (move texts) played."""
+    board = new_board("gomoku", {"rule": rule})
+    for text in moves:
+        board.push(board.parse_move(text))
+    return board
+
+
 def first_losing_move(rule: str, moves: list[str], opening: int, a_black: bool) -> tuple[int, str] | None:
     """The index of A's first move after which B has a forced win, and its kind."""
-    board = new_board("gomoku", {"rule": rule})
+    board = replay(rule, [])
     for i, text in enumerate(moves):
         board.push(board.parse_move(text))
         a_moved = (i % 2 == 0) == a_black
@@ -54,9 +62,7 @@ def first_losing_move(rule: str, moves: list[str], opening: int, a_black: bool) 
 
 def safe_alternatives(rule: str, before: list[str]) -> list[str]:
     """A's best-looking 20 candidates at the position ``before`` after which B has no forced win."""
-    board = new_board("gomoku", {"rule": rule})
-    for text in before:
-        board.push(board.parse_move(text))
+    board = replay(rule, before)
     pos = Position.from_board(board)
     safe = []
     for p in pos.candidates(20):
@@ -71,8 +77,11 @@ def safe_alternatives(rule: str, before: list[str]) -> list[str]:
 
 
 def main(path: str, limit: int) -> None:
-    with open(path, encoding="utf-8") as log:
-        games = [json.loads(raw) for raw in log if raw.strip()]
+    try:
+        with open(path, encoding="utf-8") as log:
+            games = [json.loads(raw) for raw in log if raw.strip()]
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"gomoku_lost_games: cannot read the match log {path!r}: {exc}") from None
     lost = 0
     for data in games:
         result = data["result"]
@@ -96,4 +105,6 @@ def main(path: str, limit: int) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) not in (2, 3) or (len(sys.argv) == 3 and not sys.argv[2].isdigit()):
+        raise SystemExit("usage: gomoku_lost_games.py LOG [GAMES]")
     main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 10**9)

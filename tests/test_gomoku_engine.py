@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -21,8 +22,10 @@ from tabletop.ai.gomoku import (
 )
 from tabletop.ai.gomoku import kernels as K
 from tabletop.ai.gomoku import patterns as P
+from tabletop.ai.gomoku.engine import LEVELS, GomokuEngine, opponent_wins_after, safe_first
 from tabletop.ai.gomoku.position import keys_array
 from tabletop.ai.gomoku.search import Searcher
+from tabletop.games import new_board
 from tabletop.games.core import BLACK
 from tabletop.games.mnk import gomoku
 from tabletop.players import player
@@ -316,10 +319,6 @@ VCT_AFTER_J8 = ["h8", "g9", "k9", "i7", "k7", "g7", "g6", "h9", "k8", "k10", "k6
 
 
 def test_the_safety_check_sees_a_vct_the_vcf_check_misses() -> None:
-    from tabletop.ai.gomoku.engine import opponent_wins_after, safe_first
-    from tabletop.ai.gomoku.position import Position
-    from tabletop.games import new_board
-
     board = new_board("gomoku", {"rule": "freestyle"})
     for text in VCT_AFTER_J8:
         board.push(board.parse_move(text))
@@ -340,11 +339,6 @@ ALL_LOST_BY_SEARCH = ["h8", "g9", "j7", "h9", "j9", "g10", "g7", "i10", "f6", "i
 
 @pytest.mark.parametrize("lost_vct", [0, 6])
 def test_a_position_the_search_calls_lost_gets_a_move_the_threat_solvers_cannot_refute(lost_vct: int) -> None:
-    from dataclasses import replace
-
-    from tabletop.ai.gomoku.engine import LEVELS, GomokuEngine, opponent_wins_after
-    from tabletop.games import new_board
-
     board = new_board("gomoku", {"rule": "renju"})
     for text in ALL_LOST_BY_SEARCH:
         board.push(board.parse_move(text))
