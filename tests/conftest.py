@@ -1,4 +1,5 @@
-"""Shared test settings: hypothesis profiles sized for a 2-core CI machine; the scripts/ loader."""
+"""Shared test settings: hypothesis profiles sized for a 2-core CI machine, numba's cache filled
+before the workers start, the scripts/ loader."""
 
 from __future__ import annotations
 
@@ -19,6 +20,22 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile the engines' numba kernels into numba's cache once, in the main process, before
+    any test runs.  On a fresh checkout the cache is empty, and without this every test worker
+    and every server pool process that first needs an engine compiles the same kernels at the
+    same time (half a minute each on one core), which made browser tests that wait for the
+    computer's first decision run out of time.  xdist's workers skip it: the main process did it."""
+    if hasattr(config, "workerinput"):
+        return
+    from tabletop.ai import Limit, analyse
+    from tabletop.ai.gomoku.engine import warm_up
+    from tabletop.games import new_board
+
+    warm_up()
+    analyse(new_board("reversi"), Limit(seconds=0.05))
 
 
 @pytest.fixture

@@ -388,6 +388,7 @@ def test_reversi_full_game_against_the_computer_counts_the_discs(page: Page, bas
 def test_gomoku_full_game_against_the_computer_highlights_the_winning_five(page: Page, base_url: str) -> None:
     start_game(page, base_url, "gomoku", "computer", size="15", rule="freestyle", level="1")
     assert labels(page)["h8"] == "h8, empty"
+    expect(square(page, "a1")).to_be_visible()  # the board drawn (a redraw replaces its points)
     box = square(page, "a1").bounding_box()
     top = square(page, "a15").bounding_box()
     assert box is not None and top is not None and box["y"] > top["y"], "a1 is the bottom-left point"
