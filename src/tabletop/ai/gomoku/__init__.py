@@ -9,7 +9,7 @@ Public names used by the rest of tabletop:
 
 Layout: ``patterns`` (numba kernels), ``position`` (the engine's board),
 ``threats`` (VCF/VCT), ``search`` (alpha-beta), ``engine`` (players, time),
-``openings`` (swap decisions).  Nothing here does I/O.
+``openings`` (swap decisions), ``book`` (level 10's opening book).  Nothing here does I/O.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from tabletop.ai.base import Analysis, Limit, MoveScore
 from tabletop.ai.gomoku import patterns as P
+from tabletop.ai.gomoku.book import book_move
 from tabletop.ai.gomoku.position import Position
 from tabletop.ai.gomoku.search import WIN, Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
@@ -42,6 +43,7 @@ class EngineSettings:
     # when the search scores every move lost, the safety check also looks for the opponent's VCT of
     # up to this many threats, so that a move the threat solvers cannot refute is played
     lost_vct: int = 0
+    book: bool = False  # play the opening book's move where it has one (:mod:`.book`)
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
     random_only: bool = False  # a random point within two of a stone, nothing more (the beginner)
 
@@ -56,7 +58,9 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # stopped.  Levels 2..5 choose one ply by pattern value with a falling chance of a random pick
 # among the twelve best-looking points; 6 adds its own VCF and a safety check; 7 and 8 search 2
 # and 4 plies (width 8), 9 searches 6 plies at width 10; 10 searches as deep as its time allows
-# over the best 12 candidates with the largest threat budgets.
+# over the best 12 candidates with the largest threat budgets, and plays the opening book's move
+# where it has one (:mod:`.book`: the first moves after the match family's three-stone openings,
+# each chosen by a search about sixteen times a move's length).
 #
 # VCT: level 7 searches one, since its 2-ply search alone leaves Black's standing VCTs
 # unplayed for many moves in Renju; level 8 leaves it off; level 9 has a small budget (with the
@@ -75,7 +79,8 @@ LEVELS: dict[int, EngineSettings] = {
     7: EngineSettings(seconds=0.4, max_depth=2, width=8, vcf_nodes=3_000, vct_nodes=3_000, safety_nodes=600),
     8: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
     9: EngineSettings(seconds=1.5, max_depth=6, width=10, vcf_nodes=10_000, vct_nodes=5_000, safety_nodes=2_000),
-    10: EngineSettings(seconds=4.0, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000, lost_vct=6),
+    10: EngineSettings(seconds=4.0, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000, lost_vct=6,
+                       book=True),
 }
 
 
@@ -229,6 +234,10 @@ class GomokuEngine:
             return _legal_choice(board, pos, cands)
         if self.settings.greedy_only:
             return self._greedy(board, pos)
+        if self.settings.book:
+            move = book_move(board)
+            if move is not None:
+                return move
         result = self.analyse(board, limit)
         ranked = [pos.point(m.move.col, m.move.row) for m in result.scores]
         return _legal_choice(board, pos, ranked)

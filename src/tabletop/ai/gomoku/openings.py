@@ -344,13 +344,14 @@ def black_ring(board: BaseBoard) -> int:
     return BLACK_RING.get(rule_of(board), 3)
 
 
-def opening_candidates(board: BaseBoard) -> list[list[Move]]:
-    """Every opening of the family on ``board`` that the rules allow, one per symmetry class, in a fixed order."""
+def opening_candidates(board: BaseBoard, ring: int | None = None) -> list[list[Move]]:
+    """Every opening of the family on ``board`` that the rules allow, one per symmetry class, in a
+    fixed order; ``ring`` puts Black's second stone on another ring than the rule's own."""
     cx, cy = board.width // 2, board.height // 2
     centre = board.move_at(cx, cy)
     out: list[list[Move]] = []
     seen: set[tuple[tuple[int, int, int], ...]] = set()
-    ring = black_ring(board)
+    ring = black_ring(board) if ring is None else ring
     span = range(-ring, ring + 1)
     for dc, dr in ((c, r) for r in range(-WHITE_RADIUS, WHITE_RADIUS + 1) for c in range(-WHITE_RADIUS, WHITE_RADIUS + 1)):
         if (dc, dr) == (0, 0) or not board.on_board(cx + dc, cy + dr):

@@ -1,0 +1,174 @@
+"""The Gomoku engine's opening book (``src/tabletop/ai/gomoku/book-RULE.json``) from long searches.
+
+Two commands:
+
+    nice python scripts/build_gomoku_book.py search --rule freestyle --seconds 8 --replies 3 --jobs 2 --dir DATA
+    python scripts/build_gomoku_book.py pack --rule freestyle --dir DATA --out src/tabletop/ai/gomoku/book-freestyle.json
+
+``search`` analyses, with level 10's settings at ``--seconds`` a position, three layers of positions
+on the 15x15 board: every opening of the match runner's family (:func:`opening_candidates`: Black
+on the centre, White near it, Black's second stone on the rule's ring, or on each of ``--rings``;
+White to move); each opening after
+White's ``--replies`` best answers (Black to move); and each opening after White's best answer and
+Black's ``--replies`` best replies (White to move).  Positions run in ``--jobs`` processes; each
+result is appended to ``DIR/RULE.jsonl`` as it ends (the stones in order, the best move, its score,
+the depth, the ranked root moves), and a run started again skips the positions already there, so it
+can be stopped and resumed.  ``pack`` writes the book: one entry a position, the best move.
+
+A layer needs the one before it; ``search`` runs them in order and stops after the layer it has
+time for when ``--layers`` is smaller than 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+
+def _analyse(rule: str, stones: list[str], seconds: float) -> dict[str, object]:
+    from dataclasses import replace
+
+    from tabletop.ai.base import Limit
+    from tabletop.ai.gomoku.engine import LEVELS, GomokuEngine
+    from tabletop.games import new_board
+
+    board = new_board("gomoku", {"rule": rule, "size": 15})
+    for name in stones:
+        board.push(board.parse_move(name))
+    settings = replace(LEVELS[10], seconds=seconds, book=False)
+    analysis = GomokuEngine(settings, name="book").analyse(board, Limit(seconds=seconds))
+    ranked = [str(m.move) for m in analysis.scores]
+    return {"stones": " ".join(stones), "move": ranked[0], "score": analysis.scores[0].score,
+            "depth": analysis.depth, "ranked": ranked[:8], "seconds": seconds}
+
+
+def _warm() -> None:
+    """Load the engine's kernels before any position is timed (numba's cache, or a compile)."""
+    from tabletop.ai.gomoku.engine import warm_up
+
+    warm_up()
+
+
+def _openings(rule: str, rings: list[int] | None) -> list[list[str]]:
+    from tabletop.ai.gomoku.openings import opening_candidates
+    from tabletop.games import new_board
+
+    board = new_board("gomoku", {"rule": rule, "size": 15})
+    out: list[list[str]] = []
+    for ring in rings or [None]:  # type: ignore[list-item]
+        for line in opening_candidates(board, ring):
+            if [str(m) for m in line] not in out:
+                out.append([str(m) for m in line])
+    return out
+
+
+def _load(path: Path) -> dict[str, dict[str, object]]:
+    done: dict[str, dict[str, object]] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                done[str(row["stones"])] = row
+    return done
+
+
+def _run_layer(rule: str, positions: list[list[str]], args: argparse.Namespace, path: Path,
+               done: dict[str, dict[str, object]]) -> None:
+    todo = [p for p in positions if " ".join(p) not in done]
+    print(f"{rule}: {len(positions)} positions in this layer, {len(todo)} to search", flush=True)
+    if not todo:
+        return
+    with ProcessPoolExecutor(max_workers=args.jobs, initializer=_warm) as pool, path.open("a") as out:
+        futures = [pool.submit(_analyse, rule, p, args.seconds) for p in todo]
+        for i, future in enumerate(as_completed(futures), 1):
+            row = future.result()
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+            done[str(row["stones"])] = row
+            if i % 10 == 0 or i == len(todo):
+                print(f"  {i}/{len(todo)}", flush=True)
+
+
+def search(args: argparse.Namespace) -> None:
+    directory = Path(args.dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{args.rule}.jsonl"
+    done = _load(path)
+    _warm()  # fills numba's cache once, before the workers load it
+    openings = _openings(args.rule, args.rings)
+    layers = [openings]
+    _run_layer(args.rule, openings, args, path, done)
+    if args.layers >= 2:
+        # Black to move after White's best few answers
+        second = [o + [str(m)] for o in openings for m in list(done[" ".join(o)]["ranked"])[: args.replies]]  # type: ignore[call-overload]
+        layers.append(second)
+        _run_layer(args.rule, second, args, path, done)
+    if args.layers >= 3:
+        # White to move after White's chosen answer and Black's best few replies
+        third = []
+        for o in openings:
+            line = o + [str(done[" ".join(o)]["move"])]
+            third += [line + [str(m)] for m in list(done[" ".join(line)]["ranked"])[: args.replies]]  # type: ignore[call-overload]
+        _run_layer(args.rule, third, args, path, done)
+
+
+def pack(args: argparse.Namespace) -> None:
+    rows: dict[str, dict[str, object]] = {}
+    for d in args.dir:
+        rows.update(_load(Path(d) / f"{args.rule}.jsonl"))
+    if not rows:
+        raise SystemExit(f"no {args.rule}.jsonl with positions in {', '.join(args.dir)}")
+    from tabletop.ai.gomoku.book import position_key
+    from tabletop.games import new_board
+
+    # one entry a position: lines that reach the same stones (or a reflection of them) keep the
+    # deeper search's move, the first line's on a tie
+    kept: dict[object, tuple[str, dict[str, object]]] = {}
+    for stones, row in sorted(rows.items(), key=lambda kv: (len(kv[0].split()), kv[0])):
+        board = new_board("gomoku", {"rule": args.rule, "size": 15})
+        for name in stones.split():
+            board.push(board.parse_move(name))
+        key = position_key(board)
+        assert key is not None
+        if key[0] not in kept or int(row["depth"]) > int(kept[key[0]][1]["depth"]):  # type: ignore[call-overload]
+            kept[key[0]] = (stones, row)
+    entries = [{"stones": s, "move": r["move"], "score": r["score"], "depth": r["depth"]}
+               for s, r in sorted(kept.values(), key=lambda kv: (len(kv[0].split()), kv[0]))]
+    seconds = sorted({float(r.get("seconds", 0)) for r in rows.values()})  # type: ignore[arg-type]
+    book = {"rule": args.rule, "size": 15, "searched_seconds": seconds, "entries": entries}
+    out = Path(args.out)
+    tmp = out.with_suffix(".tmp")
+    head = json.dumps({k: v for k, v in book.items() if k != "entries"})[:-1]
+    lines = ",\n".join(json.dumps(e) for e in entries)
+    tmp.write_text(f'{head}, "entries": [\n{lines}\n]}}\n')
+    os.replace(tmp, out)
+    print(f"{len(entries)} entries written to {out}")
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="build_gomoku_book.py")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("search", help="analyse the book's positions (resumable)")
+    s.add_argument("--rule", choices=("freestyle", "renju"), required=True)
+    s.add_argument("--seconds", type=float, default=8.0)
+    s.add_argument("--replies", type=int, default=3)
+    s.add_argument("--layers", type=int, choices=(1, 2, 3), default=3)
+    s.add_argument("--rings", type=lambda t: [int(x) for x in t.split(",")], default=None,
+                   help="rings of Black's second stone, comma-separated (default: the rule's own, as matches use)")
+    s.add_argument("--jobs", type=int, default=2)
+    s.add_argument("--dir", required=True)
+    k = sub.add_parser("pack", help="write the book from the analysed positions")
+    k.add_argument("--rule", choices=("freestyle", "renju"), required=True)
+    k.add_argument("--dir", action="append", required=True)
+    k.add_argument("--out", required=True)
+    args = p.parse_args(argv)
+    search(args) if args.command == "search" else pack(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

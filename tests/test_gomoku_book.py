@@ -1,0 +1,153 @@
+"""The Gomoku opening book: every entry found again, under every symmetry, legal, and played by level 10."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tabletop.ai.base import Limit
+from tabletop.ai.gomoku import level_player
+from tabletop.ai.gomoku.book import BOOK_RULES, SYMMETRIES, book_move, entries, position_key, transform
+from tabletop.ai.gomoku.engine import GomokuEngine
+from tabletop.ai.gomoku.openings import opening_candidates
+from tabletop.games import new_board
+from tabletop.games.core import BaseBoard
+
+ALL = [(rule, e) for rule in BOOK_RULES for e in entries(rule)]
+
+
+def board_of(rule: str, stones: list[str]) -> BaseBoard:
+    board = new_board("gomoku", {"rule": rule, "size": 15})
+    for name in stones:
+        board.push(board.parse_move(name))
+    return board
+
+
+def test_both_books_are_there_and_small() -> None:
+    for rule in BOOK_RULES:
+        assert len(entries(rule)) > 100, rule
+    here = Path(__file__).resolve().parents[1] / "src" / "tabletop" / "ai" / "gomoku"
+    assert sum(p.stat().st_size for p in here.glob("book-*.json")) < 1_000_000
+
+
+@pytest.mark.parametrize("rule", BOOK_RULES)
+def test_every_entry_gives_its_own_legal_move_and_no_two_share_a_position(rule: str) -> None:
+    keys = set()
+    for stones, move, _score, depth in entries(rule):
+        board = board_of(rule, stones)
+        found = book_move(board)
+        assert str(found) == move, " ".join(stones)
+        board.push(found)  # legal there, and under renju never a foul of Black's
+        assert depth >= 6
+        key = position_key(board_of(rule, stones))
+        assert key is not None and key[0] not in keys
+        keys.add(key[0])
+
+
+@pytest.mark.parametrize("rule", BOOK_RULES)
+def test_every_opening_of_the_match_family_has_a_book_move(rule: str) -> None:
+    empty = new_board("gomoku", {"rule": rule, "size": 15})
+    for line in opening_candidates(empty):
+        assert book_move(board_of(rule, [str(m) for m in line])) is not None, line
+
+
+def test_the_book_answers_every_standard_renju_opening() -> None:
+    """The 26 openings of renju's rules (Black on the centre, White next to it, Black's second
+    stone within two points of the centre), every reflection of them: White's fourth stone."""
+    for dc, dr in ((c, r) for c in (-1, 0, 1) for r in (-1, 0, 1) if (c, r) != (0, 0)):
+        for ec, er in ((c, r) for c in range(-2, 3) for r in range(-2, 3) if (c, r) not in ((0, 0), (dc, dr))):
+            board = new_board("gomoku", {"rule": "renju", "size": 15})
+            for col, row in ((7, 7), (7 + dc, 7 + dr), (7 + ec, 7 + er)):
+                board.push(board.move_at(col, row))
+            assert book_move(board) is not None, [str(m) for m in board.move_stack]
+
+
+@given(st.sampled_from(ALL), st.sampled_from(SYMMETRIES))
+def test_a_reflected_or_turned_position_gets_the_reflected_move(item: tuple, sym: tuple[bool, bool, bool]) -> None:  # type: ignore[type-arg]
+    rule, (stones, move, _score, _depth) = item
+    plain = board_of(rule, stones)
+    turned = new_board("gomoku", {"rule": rule, "size": 15})
+    for name in stones:
+        m = plain.parse_move(name)
+        turned.push(turned.move_at(*transform(sym, m.col, m.row)))
+    m = plain.parse_move(move)
+    expected = turned.move_at(*transform(sym, m.col, m.row))
+    got = book_move(turned)
+    assert got is not None
+    if got != expected:
+        # a position that is its own mirror image may answer with the mirror of the stored move
+        own = position_key(turned)
+        assert own is not None
+        images = {turned.move_at(*transform(s, got.col, got.row)) for s in SYMMETRIES
+                  if _key(_mapped(turned, s)) == own[0]}
+        assert expected in images
+
+
+def _key(board: BaseBoard) -> object:
+    found = position_key(board)
+    assert found is not None
+    return found[0]
+
+
+def _mapped(board: BaseBoard, sym: tuple[bool, bool, bool]) -> BaseBoard:
+    out = new_board("gomoku", {"rule": str(getattr(board, "rule", "freestyle")), "size": 15})
+    for m in board.move_stack:
+        out.push(out.move_at(*transform(sym, m.col, m.row)))
+    return out
+
+
+def test_positions_outside_the_book_get_nothing() -> None:
+    far = board_of("freestyle", ["a1", "o15", "a15"])
+    assert book_move(far) is None
+    stones, move, _score, _depth = entries("freestyle")[0]
+    assert book_move(board_of("standard", stones)) is None  # no book for this rule
+    big = new_board("gomoku", {"rule": "freestyle", "size": 19})
+    for name in stones:
+        big.push(big.parse_move(name))
+    assert book_move(big) is None  # nor for another size
+    assert book_move(new_board("gomoku", {"rule": "freestyle", "size": 15})) is None
+
+
+def test_level_10_plays_the_book_move_without_thinking_and_level_9_thinks(monkeypatch: pytest.MonkeyPatch) -> None:
+    stones, move, _score, _depth = entries("renju")[0]
+    board = board_of("renju", stones)
+    calls: list[str] = []
+    original = GomokuEngine.analyse
+
+    def counting(self: GomokuEngine, b: BaseBoard, limit: Limit | None = None):  # type: ignore[no-untyped-def]
+        calls.append(self.name)
+        return original(self, b, limit)
+
+    monkeypatch.setattr(GomokuEngine, "analyse", counting)
+    assert str(level_player(10).choose(board, Limit(seconds=0.2))) == move
+    assert calls == []
+    level_player(9).choose(board, Limit(seconds=0.2))
+    assert calls == ["level:9"]
+
+
+def test_pack_keeps_one_entry_a_position_the_deeper_search(tmp_path: Path,
+                                                           load_script: Callable[[str], ModuleType]) -> None:
+    script = load_script("build_gomoku_book")
+    rows = [
+        {"stones": "h8 f10 g11", "move": "f13", "score": -10, "depth": 8, "ranked": ["f13"], "seconds": 1},
+        # one position and its mirror image (rows flipped): the deeper search is the one kept
+        {"stones": "h8 g9 k7", "move": "e7", "score": 5, "depth": 8, "ranked": ["e7"], "seconds": 1},
+        {"stones": "h8 i7 k8", "move": "i9", "score": 3, "depth": 8, "ranked": ["i9"], "seconds": 1},
+        {"stones": "h8 i9 k8", "move": "g9", "score": 7, "depth": 10, "ranked": ["g9"], "seconds": 1},
+    ]
+    assert position_key(board_of("freestyle", ["h8", "i7", "k8"]))[0] == position_key(  # type: ignore[index]
+        board_of("freestyle", ["h8", "i9", "k8"]))[0]  # type: ignore[index]
+    (tmp_path / "freestyle.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "book.json"
+    assert script.main(["pack", "--rule", "freestyle", "--dir", str(tmp_path), "--out", str(out)]) == 0
+    book = json.loads(out.read_text())
+    assert [(e["stones"], e["move"]) for e in book["entries"]] == [
+        ("h8 f10 g11", "f13"), ("h8 g9 k7", "e7"), ("h8 i9 k8", "g9")]
+    with pytest.raises(SystemExit, match="no renju.jsonl"):
+        script.main(["pack", "--rule", "renju", "--dir", str(tmp_path), "--out", str(out)])
