@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 
 from tabletop.ai.base import Limit
 from tabletop.ai.gomoku import level_player
-from tabletop.ai.gomoku.book import BOOK_RULES, SYMMETRIES, book_move, entries, position_key, transform
+from tabletop.ai.gomoku.book import (
+    BOOK_RULES,
+    SYMMETRIES,
+    book_move,
+    entries,
+    position_key,
+    preload,
+    transform,
+)
 from tabletop.ai.gomoku.engine import GomokuEngine
 from tabletop.ai.gomoku.openings import opening_candidates
 from tabletop.games import new_board
@@ -32,6 +40,7 @@ def board_of(rule: str, stones: list[str]) -> BaseBoard:
 def test_both_books_are_there_and_small() -> None:
     for rule in BOOK_RULES:
         assert len(entries(rule)) > 100, rule
+    assert preload() == sum(len(entries(rule)) for rule in BOOK_RULES)  # one position an entry
     here = Path(__file__).resolve().parents[1] / "src" / "tabletop" / "ai" / "gomoku"
     assert sum(p.stat().st_size for p in here.glob("book-*.json")) < 1_000_000
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from tabletop.ai.base import Analysis, Limit, MoveScore
 from tabletop.ai.gomoku import patterns as P
-from tabletop.ai.gomoku.book import book_move
+from tabletop.ai.gomoku.book import book_move, preload
 from tabletop.ai.gomoku.position import Position
 from tabletop.ai.gomoku.search import WIN, Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
@@ -376,7 +376,8 @@ def safe_first(pos: Position, ranked: list[int], nodes: int, vct_threats: int = 
 def warm_up() -> None:
     """Load (or, without numba's cache, compile) every kernel a move uses, outside any timed move:
     the position's updates, the threat solvers', the searches' (plain and pruning) and Renju's
-    forbidden-point judgement."""
+    forbidden-point judgement; and the opening books."""
+    preload()
     for rule in ("freestyle", "renju"):
         pos = Position(15, 15, rule)
         for col, row in ((7, 7), (8, 8), (6, 8), (9, 9)):
