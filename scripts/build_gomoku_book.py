@@ -33,12 +33,10 @@ def _analyse(rule: str, stones: list[str], seconds: float) -> dict[str, object]:
     from dataclasses import replace
 
     from tabletop.ai.base import Limit
+    from tabletop.ai.gomoku.book import line_board
     from tabletop.ai.gomoku.engine import LEVELS, GomokuEngine
-    from tabletop.games import new_board
 
-    board = new_board("gomoku", {"rule": rule, "size": 15})
-    for name in stones:
-        board.push(board.parse_move(name))
+    board = line_board(rule, stones)
     settings = replace(LEVELS[10], seconds=seconds, book=False)
     analysis = GomokuEngine(settings, name="book").analyse(board, Limit(seconds=seconds))
     ranked = [str(m.move) for m in analysis.scores]
@@ -100,12 +98,10 @@ def search(args: argparse.Namespace) -> None:
     done = _load(path)
     _warm()  # fills numba's cache once, before the workers load it
     openings = _openings(args.rule, args.rings)
-    layers = [openings]
     _run_layer(args.rule, openings, args, path, done)
     if args.layers >= 2:
         # Black to move after White's best few answers
         second = [o + [str(m)] for o in openings for m in list(done[" ".join(o)]["ranked"])[: args.replies]]  # type: ignore[call-overload]
-        layers.append(second)
         _run_layer(args.rule, second, args, path, done)
     if args.layers >= 3:
         # White to move after White's chosen answer and Black's best few replies
@@ -122,17 +118,13 @@ def pack(args: argparse.Namespace) -> None:
         rows.update(_load(Path(d) / f"{args.rule}.jsonl"))
     if not rows:
         raise SystemExit(f"no {args.rule}.jsonl with positions in {', '.join(args.dir)}")
-    from tabletop.ai.gomoku.book import position_key
-    from tabletop.games import new_board
+    from tabletop.ai.gomoku.book import line_board, position_key
 
     # one entry a position: lines that reach the same stones (or a reflection of them) keep the
     # deeper search's move, the first line's on a tie
     kept: dict[object, tuple[str, dict[str, object]]] = {}
     for stones, row in sorted(rows.items(), key=lambda kv: (len(kv[0].split()), kv[0])):
-        board = new_board("gomoku", {"rule": args.rule, "size": 15})
-        for name in stones.split():
-            board.push(board.parse_move(name))
-        key = position_key(board)
+        key = position_key(line_board(args.rule, stones.split()))
         assert key is not None
         if key[0] not in kept or int(row["depth"]) > int(kept[key[0]][1]["depth"]):  # type: ignore[call-overload]
             kept[key[0]] = (stones, row)

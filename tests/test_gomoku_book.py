@@ -18,6 +18,7 @@ from tabletop.ai.gomoku.book import (
     SYMMETRIES,
     book_move,
     entries,
+    line_board,
     position_key,
     preload,
     transform,
@@ -28,13 +29,6 @@ from tabletop.games import new_board
 from tabletop.games.core import BaseBoard
 
 ALL = [(rule, e) for rule in BOOK_RULES for e in entries(rule)]
-
-
-def board_of(rule: str, stones: list[str]) -> BaseBoard:
-    board = new_board("gomoku", {"rule": rule, "size": 15})
-    for name in stones:
-        board.push(board.parse_move(name))
-    return board
 
 
 def test_both_books_are_there_and_small() -> None:
@@ -49,12 +43,12 @@ def test_both_books_are_there_and_small() -> None:
 def test_every_entry_gives_its_own_legal_move_and_no_two_share_a_position(rule: str) -> None:
     keys = set()
     for stones, move, _score, depth in entries(rule):
-        board = board_of(rule, stones)
+        board = line_board(rule, stones)
         found = book_move(board)
         assert str(found) == move, " ".join(stones)
         board.push(found)  # legal there, and under renju never a foul of Black's
         assert depth >= 6
-        key = position_key(board_of(rule, stones))
+        key = position_key(line_board(rule, stones))
         assert key is not None and key[0] not in keys
         keys.add(key[0])
 
@@ -63,7 +57,7 @@ def test_every_entry_gives_its_own_legal_move_and_no_two_share_a_position(rule: 
 def test_every_opening_of_the_match_family_has_a_book_move(rule: str) -> None:
     empty = new_board("gomoku", {"rule": rule, "size": 15})
     for line in opening_candidates(empty):
-        assert book_move(board_of(rule, [str(m) for m in line])) is not None, line
+        assert book_move(line_board(rule, [str(m) for m in line])) is not None, line
 
 
 def test_the_book_answers_every_standard_renju_opening() -> None:
@@ -80,7 +74,7 @@ def test_the_book_answers_every_standard_renju_opening() -> None:
 @given(st.sampled_from(ALL), st.sampled_from(SYMMETRIES))
 def test_a_reflected_or_turned_position_gets_the_reflected_move(item: tuple, sym: tuple[bool, bool, bool]) -> None:  # type: ignore[type-arg]
     rule, (stones, move, _score, _depth) = item
-    plain = board_of(rule, stones)
+    plain = line_board(rule, stones)
     turned = new_board("gomoku", {"rule": rule, "size": 15})
     for name in stones:
         m = plain.parse_move(name)
@@ -112,10 +106,10 @@ def _mapped(board: BaseBoard, sym: tuple[bool, bool, bool]) -> BaseBoard:
 
 
 def test_positions_outside_the_book_get_nothing() -> None:
-    far = board_of("freestyle", ["a1", "o15", "a15"])
+    far = line_board("freestyle", ["a1", "o15", "a15"])
     assert book_move(far) is None
     stones, move, _score, _depth = entries("freestyle")[0]
-    assert book_move(board_of("standard", stones)) is None  # no book for this rule
+    assert book_move(line_board("standard", stones)) is None  # no book for this rule
     big = new_board("gomoku", {"rule": "freestyle", "size": 19})
     for name in stones:
         big.push(big.parse_move(name))
@@ -125,7 +119,7 @@ def test_positions_outside_the_book_get_nothing() -> None:
 
 def test_level_10_plays_the_book_move_without_thinking_and_level_9_thinks(monkeypatch: pytest.MonkeyPatch) -> None:
     stones, move, _score, _depth = entries("renju")[0]
-    board = board_of("renju", stones)
+    board = line_board("renju", stones)
     calls: list[str] = []
     original = GomokuEngine.analyse
 
@@ -150,8 +144,8 @@ def test_pack_keeps_one_entry_a_position_the_deeper_search(tmp_path: Path,
         {"stones": "h8 i7 k8", "move": "i9", "score": 3, "depth": 8, "ranked": ["i9"], "seconds": 1},
         {"stones": "h8 i9 k8", "move": "g9", "score": 7, "depth": 10, "ranked": ["g9"], "seconds": 1},
     ]
-    assert position_key(board_of("freestyle", ["h8", "i7", "k8"]))[0] == position_key(  # type: ignore[index]
-        board_of("freestyle", ["h8", "i9", "k8"]))[0]  # type: ignore[index]
+    assert position_key(line_board("freestyle", ["h8", "i7", "k8"]))[0] == position_key(  # type: ignore[index]
+        line_board("freestyle", ["h8", "i9", "k8"]))[0]  # type: ignore[index]
     (tmp_path / "freestyle.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "book.json"
     assert script.main(["pack", "--rule", "freestyle", "--dir", str(tmp_path), "--out", str(out)]) == 0

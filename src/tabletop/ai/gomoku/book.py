@@ -26,7 +26,8 @@ from pathlib import Path
 from tabletop.ai.gomoku.position import rule_of
 from tabletop.games.core import BaseBoard, Color, IllegalMoveError, Move
 
-__all__ = ["BOOK_RULES", "BOOK_SIZE", "Entry", "book_move", "entries", "position_key", "preload", "transform"]
+__all__ = ["BOOK_RULES", "BOOK_SIZE", "Entry", "book_move", "entries", "line_board", "position_key", "preload",
+           "smallest_image", "transform"]
 
 HERE = Path(__file__).parent
 BOOK_RULES = ("freestyle", "renju")
@@ -40,11 +41,13 @@ Key = tuple[tuple[int, int, int], ...]  # (colour index, column, row) of each st
 Entry = tuple[list[str], str, float, int]  # stones in order, the move, its score, the search's depth
 
 
-def transform(sym: Symmetry, col: int, row: int, size: int = BOOK_SIZE) -> tuple[int, int]:
-    """The image of the point (``col``, ``row``) under ``sym``: the axes swapped first, then flipped."""
+def transform(sym: Symmetry, col: int, row: int, width: int = BOOK_SIZE, height: int | None = None) -> tuple[int, int]:
+    """The image of the point (``col``, ``row``) on a ``width`` x ``height`` board (square when
+    ``height`` is left out) under ``sym``: the axes swapped first, then flipped."""
     swap, flip_c, flip_r = sym
     c, r = (row, col) if swap else (col, row)
-    return (size - 1 - c if flip_c else c, size - 1 - r if flip_r else r)
+    h = width if height is None else height
+    return (width - 1 - c if flip_c else c, h - 1 - r if flip_r else r)
 
 
 def _inverse(sym: Symmetry, col: int, row: int, size: int = BOOK_SIZE) -> tuple[int, int]:
@@ -55,15 +58,31 @@ def _inverse(sym: Symmetry, col: int, row: int, size: int = BOOK_SIZE) -> tuple[
     return (r, c) if swap else (c, r)
 
 
-def _key_of(stones: list[tuple[int, int, int]]) -> tuple[Key, Symmetry]:
-    """The smallest image of ``stones`` under the eight symmetries, and the symmetry that gives it."""
+def smallest_image(stones: list[tuple[int, int, int]], width: int = BOOK_SIZE,
+                   height: int | None = None) -> tuple[Key, Symmetry]:
+    """The smallest image of ``stones`` ((colour index, column, row) each) under the board's
+    symmetries (all eight on a square board, the four flips on another), and the symmetry that
+    gives it."""
+    h = width if height is None else height
     best: tuple[Key, Symmetry] | None = None
     for sym in SYMMETRIES:
-        image = tuple(sorted((colour, *transform(sym, c, r)) for colour, c, r in stones))
+        if sym[0] and width != h:
+            continue  # the axes swap only on a square board
+        image = tuple(sorted((colour, *transform(sym, c, r, width, h)) for colour, c, r in stones))
         if best is None or image < best[0]:
             best = (image, sym)
     assert best is not None
     return best
+
+
+def line_board(rule: str, stones: list[str]) -> BaseBoard:
+    """A 15x15 board of ``rule`` after the moves ``stones`` (names such as ``h8``), in order."""
+    from tabletop.games import new_board
+
+    board = new_board("gomoku", {"rule": rule, "size": BOOK_SIZE})
+    for name in stones:
+        board.push(board.parse_move(name))
+    return board
 
 
 def position_key(board: BaseBoard) -> tuple[Key, Symmetry] | None:
@@ -79,7 +98,7 @@ def position_key(board: BaseBoard) -> tuple[Key, Symmetry] | None:
                 stones.append((0 if piece == Color.BLACK else 1, col, row))
                 if len(stones) > MAX_STONES:
                     return None
-    return _key_of(stones)
+    return smallest_image(stones)
 
 
 def entries(rule: str) -> list[Entry]:
@@ -94,13 +113,9 @@ def entries(rule: str) -> list[Entry]:
 @lru_cache(maxsize=len(BOOK_RULES))
 def _table(rule: str) -> dict[Key, tuple[int, int]]:
     """Each entry's key and its move in the key's coordinates."""
-    from tabletop.games import new_board
-
     table: dict[Key, tuple[int, int]] = {}
     for stones, move, _score, _depth in entries(rule):
-        board = new_board("gomoku", {"rule": rule, "size": BOOK_SIZE})
-        for name in stones:
-            board.push(board.parse_move(name))
+        board = line_board(rule, stones)
         found = position_key(board)
         assert found is not None, f"book line {' '.join(stones)} is longer than {MAX_STONES} stones"
         key, sym = found

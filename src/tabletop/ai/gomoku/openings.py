@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from tabletop.ai.base import Analysis, Limit
+from tabletop.ai.gomoku.book import smallest_image
 from tabletop.ai.gomoku.engine import EngineSettings, GomokuEngine
 from tabletop.ai.gomoku.position import Position, rule_of
 from tabletop.ai.gomoku.search import Searcher
@@ -326,17 +327,7 @@ def opening_balance(board: BaseBoard) -> int:
 
 def _symmetry_key(board: BaseBoard, stones: list[Move]) -> tuple[tuple[int, int, int], ...]:
     """The smallest image of the stones under the board's symmetries (colour by move parity)."""
-    w, h = board.width - 1, board.height - 1
-    images = []
-    for swap in (False, True) if board.width == board.height else (False,):
-        for flip_c in (False, True):
-            for flip_r in (False, True):
-                image = []
-                for i, m in enumerate(stones):
-                    c, r = (m.row, m.col) if swap else (m.col, m.row)
-                    image.append((i % 2, w - c if flip_c else c, h - r if flip_r else r))
-                images.append(tuple(sorted(image)))
-    return min(images)
+    return smallest_image([(i % 2, m.col, m.row) for i, m in enumerate(stones)], board.width, board.height)[0]
 
 
 def black_ring(board: BaseBoard) -> int:
