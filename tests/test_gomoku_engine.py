@@ -226,7 +226,8 @@ def test_a_higher_level_beats_level_one() -> None:
 
 def test_turn_seconds_follow_gomocup_limits() -> None:
     assert turn_seconds(0, None, None) == 0.0  # as fast as possible
-    assert turn_seconds(5000, None, None, default=10) == pytest.approx(4.2)
+    assert turn_seconds(5000, None, None, default=10) == pytest.approx(4.48)
+    assert turn_seconds(500, None, None) == pytest.approx(0.43)
     assert turn_seconds(None, 180_000, 2000, stones=10) < 0.2  # little match time left
     assert turn_seconds(30_000, 0, 2_147_483_647, default=3) == 3
     assert turn_seconds(None, None, -50) == 0.0
