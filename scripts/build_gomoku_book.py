@@ -2,7 +2,8 @@
 
 Two commands:
 
-    nice python scripts/build_gomoku_book.py search --rule freestyle --seconds 8 --replies 3 --jobs 2 --dir DATA
+    nice python scripts/build_gomoku_book.py search --rule freestyle --seconds 6 --replies 3 --jobs 2 --dir DATA
+    nice python scripts/build_gomoku_book.py search --rule freestyle --seconds 5 --layers 5 --balanced --jobs 2 --dir DATA
     python scripts/build_gomoku_book.py pack --rule freestyle --dir DATA --out src/tabletop/ai/gomoku/book-freestyle.json
 
 ``search`` analyses, with level 10's settings at ``--seconds`` a position, three layers of positions
@@ -13,10 +14,17 @@ White's ``--replies`` best answers (Black to move); and each opening after White
 Black's ``--replies`` best replies (White to move).  Positions run in ``--jobs`` processes; each
 result is appended to ``DIR/RULE.jsonl`` as it ends (the stones in order, the best move, its score,
 the depth, the ranked root moves), and a run started again skips the positions already there, so it
-can be stopped and resumed.  ``pack`` writes the book: one entry a position, the best move.
+can be stopped and resumed.  ``pack`` writes the book: one entry a position, the best move (where lines meet, the line the
+deeper layers went on from).
+
+Two deeper layers follow the book's own line (``--layers 4`` and ``5``): Black to move after White's
+chosen answer, each of Black's best replies and White's chosen sixth stone; and White to move
+after each of Black's ``--replies`` best seventh stones there.  ``--balanced`` takes only the
+openings matches are drawn from (:func:`balanced_openings`, the same set for every seed), for
+which the shipped book carries all five layers.
 
 A layer needs the one before it; ``search`` runs them in order and stops after the layer it has
-time for when ``--layers`` is smaller than 3.
+time for when ``--layers`` is smaller than 5.
 """
 
 from __future__ import annotations
@@ -27,6 +35,8 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+
+PROVEN = 999_000  # a score this high is a win the search or the threat solvers proved
 
 
 def _analyse(rule: str, stones: list[str], seconds: float) -> dict[str, object]:
@@ -51,12 +61,17 @@ def _warm() -> None:
     warm_up()
 
 
-def _openings(rule: str, rings: list[int] | None) -> list[list[str]]:
-    from tabletop.ai.gomoku.openings import opening_candidates
+def _openings(rule: str, rings: list[int] | None, balanced: bool = False) -> list[list[str]]:
+    from tabletop.ai.gomoku.openings import balanced_openings, opening_candidates
     from tabletop.games import new_board
 
     board = new_board("gomoku", {"rule": rule, "size": 15})
     out: list[list[str]] = []
+    if balanced:
+        # the ones the match runner draws from (:func:`balanced_openings` keeps the same set for
+        # every seed; only its order changes), in the family's order
+        kept = {" ".join(str(m) for m in line) for line in balanced_openings(board, 10_000, 0)}
+        return [[str(m) for m in line] for line in opening_candidates(board) if " ".join(str(m) for m in line) in kept]
     for ring in rings or [None]:  # type: ignore[list-item]
         for line in opening_candidates(board, ring):
             if [str(m) for m in line] not in out:
@@ -97,7 +112,7 @@ def search(args: argparse.Namespace) -> None:
     path = directory / f"{args.rule}.jsonl"
     done = _load(path)
     _warm()  # fills numba's cache once, before the workers load it
-    openings = _openings(args.rule, args.rings)
+    openings = _openings(args.rule, args.rings, args.balanced)
     _run_layer(args.rule, openings, args, path, done)
     if args.layers >= 2:
         # Black to move after White's best few answers
@@ -110,6 +125,20 @@ def search(args: argparse.Namespace) -> None:
             line = o + [str(done[" ".join(o)]["move"])]
             third += [line + [str(m)] for m in list(done[" ".join(line)]["ranked"])[: args.replies]]  # type: ignore[call-overload]
         _run_layer(args.rule, third, args, path, done)
+    # the deeper layers follow the book's own moves and the opponent's best few: Black to move
+    # after White's chosen answer, each of Black's best replies and White's chosen sixth stone;
+    # then White to move after each of Black's best seventh stones there
+    if args.layers >= 4:
+        fourth = []
+        for o in openings:
+            line = o + [str(done[" ".join(o)]["move"])]
+            for m in list(done[" ".join(line)]["ranked"])[: args.replies]:  # type: ignore[call-overload]
+                fifth = line + [str(m)]
+                fourth.append(fifth + [str(done[" ".join(fifth)]["move"])])
+        _run_layer(args.rule, fourth, args, path, done)
+        if args.layers >= 5:
+            last = [p + [str(m)] for p in fourth for m in list(done[" ".join(p)]["ranked"])[: args.replies]]  # type: ignore[call-overload]
+            _run_layer(args.rule, last, args, path, done)
 
 
 def pack(args: argparse.Namespace) -> None:
@@ -120,13 +149,23 @@ def pack(args: argparse.Namespace) -> None:
         raise SystemExit(f"no {args.rule}.jsonl with positions in {', '.join(args.dir)}")
     from tabletop.ai.gomoku.book import line_board, position_key
 
-    # one entry a position: lines that reach the same stones (or a reflection of them) keep the
-    # deeper search's move, the first line's on a tie
+    # one entry a position: of the lines that reach the same stones (or a reflection of them), the
+    # one the deeper layers went on from (so the book's own line goes on as far as they were
+    # searched), then the deeper search's, then the first line's.  A win proved within four plies,
+    # or by the threat solvers before any search (depth 0), is left out: level 10 finds it at any
+    # time (these follow a losing reply among the opponent's best few).
+    parents = {stones.rsplit(" ", 1)[0] for stones in rows}
+
+    def rank(stones: str, row: dict[str, object]) -> tuple[int, int]:
+        return (f"{stones} {row['move']}" in parents, int(row["depth"]))  # type: ignore[call-overload]
+
     kept: dict[object, tuple[str, dict[str, object]]] = {}
     for stones, row in sorted(rows.items(), key=lambda kv: (len(kv[0].split()), kv[0])):
+        if int(row["depth"]) <= 4 and float(row["score"]) >= PROVEN:  # type: ignore[arg-type,call-overload]
+            continue
         key = position_key(line_board(args.rule, stones.split()))
         assert key is not None
-        if key[0] not in kept or int(row["depth"]) > int(kept[key[0]][1]["depth"]):  # type: ignore[call-overload]
+        if key[0] not in kept or rank(stones, row) > rank(*kept[key[0]]):
             kept[key[0]] = (stones, row)
     entries = [{"stones": s, "move": r["move"], "score": r["score"], "depth": r["depth"]}
                for s, r in sorted(kept.values(), key=lambda kv: (len(kv[0].split()), kv[0]))]
@@ -148,7 +187,9 @@ def main(argv: list[str]) -> int:
     s.add_argument("--rule", choices=("freestyle", "renju"), required=True)
     s.add_argument("--seconds", type=float, default=8.0)
     s.add_argument("--replies", type=int, default=3)
-    s.add_argument("--layers", type=int, choices=(1, 2, 3), default=3)
+    s.add_argument("--layers", type=int, choices=(1, 2, 3, 4, 5), default=3)
+    s.add_argument("--balanced", action="store_true",
+                   help="only the openings matches are drawn from (balanced_openings), not the whole family")
     s.add_argument("--rings", type=lambda t: [int(x) for x in t.split(",")], default=None,
                    help="rings of Black's second stone, comma-separated (default: the rule's own, as matches use)")
     s.add_argument("--jobs", type=int, default=2)

@@ -24,7 +24,7 @@ from tabletop.ai.gomoku.book import (
     transform,
 )
 from tabletop.ai.gomoku.engine import GomokuEngine
-from tabletop.ai.gomoku.openings import opening_candidates
+from tabletop.ai.gomoku.openings import balanced_openings, opening_candidates
 from tabletop.games import new_board
 from tabletop.games.core import BaseBoard
 
@@ -58,6 +58,22 @@ def test_every_opening_of_the_match_family_has_a_book_move(rule: str) -> None:
     empty = new_board("gomoku", {"rule": rule, "size": 15})
     for line in opening_candidates(empty):
         assert book_move(line_board(rule, [str(m) for m in line])) is not None, line
+
+
+@pytest.mark.parametrize("rule", BOOK_RULES)
+def test_the_book_plays_each_balanced_opening_on_to_the_eighth_stone(rule: str) -> None:
+    """The openings matches are drawn from carry the book's own line two moves further: each side's
+    book move answered by the book's, White's fourth stone to White's eighth."""
+    empty = new_board("gomoku", {"rule": rule, "size": 15})
+    openings = balanced_openings(empty, 10_000, 0)
+    assert len(openings) >= 20
+    for line in openings:
+        board = line_board(rule, [str(m) for m in line])
+        while len(board.move_stack) < 8:
+            move = book_move(board)
+            assert move is not None, [str(m) for m in board.move_stack]
+            board.push(move)
+        assert not board.is_game_over()
 
 
 def test_the_book_answers_every_standard_renju_opening() -> None:

@@ -5,7 +5,10 @@ openings, each chosen by a search many times longer than a move's.
 ``scripts/build_gomoku_book.py``: for every opening of :func:`~.openings.opening_candidates` on
 the 15x15 board (Black on the centre, White near it, Black's second stone on a ring; White to
 move), White's answer; for the best few of those answers, Black's reply; and after White's
-chosen answer and Black's best few replies, White's next move.  Each entry is the stones in
+chosen answer and Black's best few replies, White's next move.  For the openings matches are
+drawn from (:func:`~.openings.balanced_openings`) the book goes two moves further along its own
+line: Black's seventh stone after White's chosen sixth, and White's eighth after Black's best few
+seventh stones.  Each entry is the stones in
 the order played and the move a long search chose (with its score and depth), so the file
 reads as a list of lines.
 
