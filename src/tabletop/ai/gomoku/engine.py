@@ -60,7 +60,8 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # and 4 plies (width 8), 9 searches 6 plies at width 10; 10 searches as deep as its time allows
 # over the best 12 candidates with the largest threat budgets, and plays the opening book's move
 # where it has one (:mod:`.book`: the first moves after the match family's three-stone openings,
-# each chosen by a search about sixteen times a move's length).
+# to White's eighth stone in the balanced ones, each chosen by a search of 5-6 s, twelve to sixteen
+# times a move's length at 0.5 s a turn).
 #
 # VCT: level 7 searches one, since its 2-ply search alone leaves Black's standing VCTs
 # unplayed for many moves in Renju; level 8 leaves it off; level 9 has a small budget (with the
