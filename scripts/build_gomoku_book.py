@@ -14,8 +14,8 @@ White's ``--replies`` best answers (Black to move); and each opening after White
 Black's ``--replies`` best replies (White to move).  Positions run in ``--jobs`` processes; each
 result is appended to ``DIR/RULE.jsonl`` as it ends (the stones in order, the best move, its score,
 the depth, the ranked root moves), and a run started again skips the positions already there, so it
-can be stopped and resumed.  ``pack`` writes the book: one entry a position, the best move (where lines meet, the line the
-deeper layers went on from).
+can be stopped and resumed.  ``pack`` writes the book: one entry a position, the best move (where
+lines meet, the line the deeper layers went on from).
 
 Two deeper layers follow the book's own line (``--layers 4`` and ``5``): Black to move after White's
 chosen answer, each of Black's best replies and White's chosen sixth stone; and White to move
@@ -35,8 +35,6 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-
-PROVEN = 999_000  # a score this high is a win the search or the threat solvers proved
 
 
 def _analyse(rule: str, stones: list[str], seconds: float) -> dict[str, object]:
@@ -70,8 +68,8 @@ def _openings(rule: str, rings: list[int] | None, balanced: bool = False) -> lis
     if balanced:
         # the ones the match runner draws from (:func:`balanced_openings` keeps the same set for
         # every seed; only its order changes), in the family's order
-        kept = {" ".join(str(m) for m in line) for line in balanced_openings(board, 10_000, 0)}
-        return [[str(m) for m in line] for line in opening_candidates(board) if " ".join(str(m) for m in line) in kept]
+        kept = [[str(m) for m in line] for line in balanced_openings(board, 10_000, 0)]
+        return [names for names in ([str(m) for m in line] for line in opening_candidates(board)) if names in kept]
     for ring in rings or [None]:  # type: ignore[list-item]
         for line in opening_candidates(board, ring):
             if [str(m) for m in line] not in out:
@@ -113,32 +111,31 @@ def search(args: argparse.Namespace) -> None:
     done = _load(path)
     _warm()  # fills numba's cache once, before the workers load it
     openings = _openings(args.rule, args.rings, args.balanced)
+
+    def chosen(line: list[str]) -> list[str]:
+        """``line`` and the searched move there."""
+        return line + [str(done[" ".join(line)]["move"])]
+
+    def replies(line: list[str]) -> list[list[str]]:
+        """``line`` and each of the ``--replies`` best moves there."""
+        return [line + [str(m)] for m in list(done[" ".join(line)]["ranked"])[: args.replies]]  # type: ignore[call-overload]
+
     _run_layer(args.rule, openings, args, path, done)
     if args.layers >= 2:
         # Black to move after White's best few answers
-        second = [o + [str(m)] for o in openings for m in list(done[" ".join(o)]["ranked"])[: args.replies]]  # type: ignore[call-overload]
-        _run_layer(args.rule, second, args, path, done)
+        _run_layer(args.rule, [r for o in openings for r in replies(o)], args, path, done)
     if args.layers >= 3:
         # White to move after White's chosen answer and Black's best few replies
-        third = []
-        for o in openings:
-            line = o + [str(done[" ".join(o)]["move"])]
-            third += [line + [str(m)] for m in list(done[" ".join(line)]["ranked"])[: args.replies]]  # type: ignore[call-overload]
+        third = [r for o in openings for r in replies(chosen(o))]
         _run_layer(args.rule, third, args, path, done)
-    # the deeper layers follow the book's own moves and the opponent's best few: Black to move
-    # after White's chosen answer, each of Black's best replies and White's chosen sixth stone;
-    # then White to move after each of Black's best seventh stones there
-    if args.layers >= 4:
-        fourth = []
-        for o in openings:
-            line = o + [str(done[" ".join(o)]["move"])]
-            for m in list(done[" ".join(line)]["ranked"])[: args.replies]:  # type: ignore[call-overload]
-                fifth = line + [str(m)]
-                fourth.append(fifth + [str(done[" ".join(fifth)]["move"])])
-        _run_layer(args.rule, fourth, args, path, done)
-        if args.layers >= 5:
-            last = [p + [str(m)] for p in fourth for m in list(done[" ".join(p)]["ranked"])[: args.replies]]  # type: ignore[call-overload]
-            _run_layer(args.rule, last, args, path, done)
+        # the deeper layers follow the book's own moves and the opponent's best few: Black to move
+        # after each of those and White's chosen sixth stone; then White to move after each of
+        # Black's best seventh stones there
+        if args.layers >= 4:
+            fourth = [chosen(p) for p in third]
+            _run_layer(args.rule, fourth, args, path, done)
+            if args.layers >= 5:
+                _run_layer(args.rule, [r for p in fourth for r in replies(p)], args, path, done)
 
 
 def pack(args: argparse.Namespace) -> None:
@@ -148,6 +145,7 @@ def pack(args: argparse.Namespace) -> None:
     if not rows:
         raise SystemExit(f"no {args.rule}.jsonl with positions in {', '.join(args.dir)}")
     from tabletop.ai.gomoku.book import line_board, position_key
+    from tabletop.ai.gomoku.search import WIN
 
     # one entry a position: of the lines that reach the same stones (or a reflection of them), the
     # one the deeper layers went on from (so the book's own line goes on as far as they were
@@ -161,7 +159,8 @@ def pack(args: argparse.Namespace) -> None:
 
     kept: dict[object, tuple[str, dict[str, object]]] = {}
     for stones, row in sorted(rows.items(), key=lambda kv: (len(kv[0].split()), kv[0])):
-        if int(row["depth"]) <= 4 and float(row["score"]) >= PROVEN:  # type: ignore[arg-type,call-overload]
+        # a score the engine reads as a proven win
+        if int(row["depth"]) <= 4 and float(row["score"]) >= WIN - 100:  # type: ignore[arg-type,call-overload]
             continue
         key = position_key(line_board(args.rule, stones.split()))
         assert key is not None
@@ -199,6 +198,8 @@ def main(argv: list[str]) -> int:
     k.add_argument("--dir", action="append", required=True)
     k.add_argument("--out", required=True)
     args = p.parse_args(argv)
+    if args.command == "search" and args.balanced and args.rings:
+        p.error("--balanced takes the openings matches are drawn from (the rule's own ring); leave out --rings")
     search(args) if args.command == "search" else pack(args)
     return 0
 

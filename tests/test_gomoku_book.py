@@ -170,3 +170,13 @@ def test_pack_keeps_one_entry_a_position_the_deeper_search(tmp_path: Path,
         ("h8 f10 g11", "f13"), ("h8 g9 k7", "e7"), ("h8 i9 k8", "g9")]
     with pytest.raises(SystemExit, match="no renju.jsonl"):
         script.main(["pack", "--rule", "renju", "--dir", str(tmp_path), "--out", str(out)])
+
+
+def test_search_refuses_balanced_openings_on_other_rings(load_script: Callable[[str], ModuleType],
+                                                          tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = load_script("build_gomoku_book")
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(["search", "--rule", "renju", "--balanced", "--rings", "1,2", "--dir", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "leave out --rings" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())  # nothing searched, nothing written
