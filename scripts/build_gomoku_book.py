@@ -15,13 +15,23 @@ Black's ``--replies`` best replies (White to move).  Positions run in ``--jobs``
 result is appended to ``DIR/RULE.jsonl`` as it ends (the stones in order, the best move, its score,
 the depth, the ranked root moves), and a run started again skips the positions already there, so it
 can be stopped and resumed.  ``pack`` writes the book: one entry a position, the best move (where
-lines meet, the line the deeper layers went on from).
+lines meet, the line the deeper layers went on from).  The shipped books come from the commands
+above.
 
 Two deeper layers follow the book's own line (``--layers 4`` and ``5``): Black to move after White's
 chosen answer, each of Black's best replies and White's chosen sixth stone; and White to move
 after each of Black's ``--replies`` best seventh stones there.  ``--balanced`` takes only the
 openings matches are drawn from (:func:`balanced_openings`, the same set for every seed), for
 which the shipped book carries all five layers.
+
+Two options the shipped books leave off (measured against 618f311 without a gain: see
+benchmarks/HISTORY.md): ``--fifth-stones N`` widens the third layer (and so the two after it) to
+Black's best N fifth stones.  ``--minimax`` (to ``search`` and ``pack`` alike) takes a move's
+worth from the positions searched one ply deeper where they were (:func:`choice`): a move whose
+position is a proven win for the opponent gives way to one whose is not, and a move gives way to
+another whose position the opponent scores more than ``MARGIN`` lower; the deeper layers follow
+those choices, and where White's chosen sixth stone is proved lost at the fourth layer, the
+positions after each of White's ``REPAIR`` best sixth stones are searched too.
 
 A layer needs the one before it; ``search`` runs them in order and stops after the layer it has
 time for when ``--layers`` is smaller than 5.
@@ -35,6 +45,8 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+
+from tabletop.ai.gomoku.search import WIN
 
 
 def _analyse(rule: str, stones: list[str], seconds: float) -> dict[str, object]:
@@ -77,6 +89,38 @@ def _openings(rule: str, rings: list[int] | None, balanced: bool = False) -> lis
     return out
 
 
+# a child's score (its side to move, the opponent) that the engine reads as a proven win
+PROVEN = WIN - 100
+# how much better (for the side to move) another searched child must score than the position's own
+# choice before the book takes it: two searches of one position differ by a few hundred at this depth
+MARGIN = 1_000
+# how many of the ranked moves are searched one ply deeper where the book's move is proved lost
+REPAIR = 4
+
+
+def choice(rows: dict[str, dict[str, object]], stones: str, minimax: bool = False) -> tuple[str, float, int]:
+    """The book's move at ``stones``, its score for the side to move and its depth.
+
+    The position's own search chose a move.  With ``minimax``, where the positions after it and
+    after other ranked moves were searched too (each a search as long as the parent's, one ply
+    deeper), the one whose side to move (the opponent) scores least is taken instead when the
+    chosen move's position is a proven win for the opponent, or scores more than ``MARGIN``
+    above it; never for another proven win of the opponent's.
+    """
+    row = rows[stones]
+    move, score, depth = str(row["move"]), float(row["score"]), int(row["depth"])  # type: ignore[arg-type,call-overload]
+    own = rows.get(f"{stones} {move}")
+    if own is None or not minimax:
+        return move, score, depth
+    kids = [(float(rows[k]["score"]), i, m) for i, m in enumerate(list(row["ranked"]))  # type: ignore[arg-type,call-overload]
+            if (k := f"{stones} {m}") in rows]
+    best, _, best_move = min(kids)
+    own_score = float(own["score"])  # type: ignore[arg-type]
+    if best_move != move and best < PROVEN and (own_score >= PROVEN or own_score - best > MARGIN):
+        return best_move, -best, int(rows[f"{stones} {best_move}"]["depth"]) + 1  # type: ignore[call-overload]
+    return move, score, depth
+
+
 def _load(path: Path) -> dict[str, dict[str, object]]:
     done: dict[str, dict[str, object]] = {}
     if path.exists():
@@ -113,12 +157,12 @@ def search(args: argparse.Namespace) -> None:
     openings = _openings(args.rule, args.rings, args.balanced)
 
     def chosen(line: list[str]) -> list[str]:
-        """``line`` and the searched move there."""
-        return line + [str(done[" ".join(line)]["move"])]
+        """``line`` and the book's move there (:func:`choice`)."""
+        return line + [choice(done, " ".join(line), args.minimax)[0]]
 
-    def replies(line: list[str]) -> list[list[str]]:
-        """``line`` and each of the ``--replies`` best moves there."""
-        return [line + [str(m)] for m in list(done[" ".join(line)]["ranked"])[: args.replies]]  # type: ignore[call-overload]
+    def replies(line: list[str], width: int = args.replies) -> list[list[str]]:
+        """``line`` and each of the ``width`` best moves there."""
+        return [line + [str(m)] for m in list(done[" ".join(line)]["ranked"])[:width]]  # type: ignore[call-overload]
 
     _run_layer(args.rule, openings, args, path, done)
     if args.layers >= 2:
@@ -126,14 +170,19 @@ def search(args: argparse.Namespace) -> None:
         _run_layer(args.rule, [r for o in openings for r in replies(o)], args, path, done)
     if args.layers >= 3:
         # White to move after White's chosen answer and Black's best few replies
-        third = [r for o in openings for r in replies(chosen(o))]
+        third = [r for o in openings for r in replies(chosen(o), args.fifth_stones or args.replies)]
         _run_layer(args.rule, third, args, path, done)
         # the deeper layers follow the book's own moves and the opponent's best few: Black to move
         # after each of those and White's chosen sixth stone; then White to move after each of
         # Black's best seventh stones there
         if args.layers >= 4:
+            _run_layer(args.rule, [chosen(p) for p in third], args, path, done)
+            # where that sixth stone is proved lost, the positions after White's next best few,
+            # from which :func:`choice` takes the one Black scores least in
+            if args.minimax:
+                lost = [p for p in third if float(done[" ".join(chosen(p))]["score"]) >= PROVEN]  # type: ignore[arg-type]
+                _run_layer(args.rule, [r for p in lost for r in replies(p, REPAIR)], args, path, done)
             fourth = [chosen(p) for p in third]
-            _run_layer(args.rule, fourth, args, path, done)
             if args.layers >= 5:
                 _run_layer(args.rule, [r for p in fourth for r in replies(p)], args, path, done)
 
@@ -145,7 +194,6 @@ def pack(args: argparse.Namespace) -> None:
     if not rows:
         raise SystemExit(f"no {args.rule}.jsonl with positions in {', '.join(args.dir)}")
     from tabletop.ai.gomoku.book import line_board, position_key
-    from tabletop.ai.gomoku.search import WIN
 
     # one entry a position: of the lines that reach the same stones (or a reflection of them), the
     # one the deeper layers went on from (so the book's own line goes on as far as they were
@@ -154,20 +202,21 @@ def pack(args: argparse.Namespace) -> None:
     # time (these follow a losing reply among the opponent's best few).
     parents = {stones.rsplit(" ", 1)[0] for stones in rows}
 
-    def rank(stones: str, row: dict[str, object]) -> tuple[int, int]:
-        return (f"{stones} {row['move']}" in parents, int(row["depth"]))  # type: ignore[call-overload]
+    def rank(stones: str, entry: tuple[str, float, int]) -> tuple[int, int]:
+        return (f"{stones} {entry[0]}" in parents, entry[2])
 
-    kept: dict[object, tuple[str, dict[str, object]]] = {}
+    kept: dict[object, tuple[str, tuple[str, float, int]]] = {}
     for stones, row in sorted(rows.items(), key=lambda kv: (len(kv[0].split()), kv[0])):
         # a score the engine reads as a proven win
-        if int(row["depth"]) <= 4 and float(row["score"]) >= WIN - 100:  # type: ignore[arg-type,call-overload]
+        if int(row["depth"]) <= 4 and float(row["score"]) >= PROVEN:  # type: ignore[arg-type,call-overload]
             continue
         key = position_key(line_board(args.rule, stones.split()))
         assert key is not None
-        if key[0] not in kept or rank(stones, row) > rank(*kept[key[0]]):
-            kept[key[0]] = (stones, row)
-    entries = [{"stones": s, "move": r["move"], "score": r["score"], "depth": r["depth"]}
-               for s, r in sorted(kept.values(), key=lambda kv: (len(kv[0].split()), kv[0]))]
+        entry = choice(rows, stones, args.minimax)
+        if key[0] not in kept or rank(stones, entry) > rank(*kept[key[0]]):
+            kept[key[0]] = (stones, entry)
+    entries = [{"stones": s, "move": e[0], "score": e[1], "depth": e[2]}
+               for s, e in sorted(kept.values(), key=lambda kv: (len(kv[0].split()), kv[0]))]
     seconds = sorted({float(r.get("seconds", 0)) for r in rows.values()})  # type: ignore[arg-type]
     book = {"rule": args.rule, "size": 15, "searched_seconds": seconds, "entries": entries}
     out = Path(args.out)
@@ -179,6 +228,9 @@ def pack(args: argparse.Namespace) -> None:
     print(f"{len(entries)} entries written to {out}")
 
 
+MINIMAX_HELP = "take a move over the position's own choice by the searched positions one ply deeper (choice)"
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="build_gomoku_book.py")
     sub = p.add_subparsers(dest="command", required=True)
@@ -186,17 +238,21 @@ def main(argv: list[str]) -> int:
     s.add_argument("--rule", choices=("freestyle", "renju"), required=True)
     s.add_argument("--seconds", type=float, default=8.0)
     s.add_argument("--replies", type=int, default=3)
+    s.add_argument("--fifth-stones", type=int, default=None,
+                   help="how many of Black's best fifth stones the third layer follows (default: --replies)")
     s.add_argument("--layers", type=int, choices=(1, 2, 3, 4, 5), default=3)
     s.add_argument("--balanced", action="store_true",
                    help="only the openings matches are drawn from (balanced_openings), not the whole family")
     s.add_argument("--rings", type=lambda t: [int(x) for x in t.split(",")], default=None,
                    help="rings of Black's second stone, comma-separated (default: the rule's own, as matches use)")
+    s.add_argument("--minimax", action="store_true", help=MINIMAX_HELP)
     s.add_argument("--jobs", type=int, default=2)
     s.add_argument("--dir", required=True)
     k = sub.add_parser("pack", help="write the book from the analysed positions")
     k.add_argument("--rule", choices=("freestyle", "renju"), required=True)
     k.add_argument("--dir", action="append", required=True)
     k.add_argument("--out", required=True)
+    k.add_argument("--minimax", action="store_true", help=MINIMAX_HELP)
     args = p.parse_args(argv)
     if args.command == "search" and args.balanced and args.rings:
         p.error("--balanced takes the openings matches are drawn from (the rule's own ring); leave out --rings")

@@ -180,3 +180,77 @@ def test_search_refuses_balanced_openings_on_other_rings(load_script: Callable[[
     assert exit_info.value.code == 2
     assert "leave out --rings" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())  # nothing searched, nothing written
+
+
+def test_pack_minimax_leaves_a_move_proved_lost_one_ply_deeper_and_keeps_a_close_one(
+        tmp_path: Path, load_script: Callable[[str], ModuleType]) -> None:
+    script = load_script("build_gomoku_book")
+    proven = script.PROVEN
+    rows = [
+        # White's own choice f13 is a proven win for Black one ply deeper; e12 is not: e12 is kept
+        {"stones": "h8 f10 g11", "move": "f13", "score": 40, "depth": 8, "ranked": ["f13", "e12", "d11"]},
+        {"stones": "h8 f10 g11 f13", "move": "g12", "score": proven + 20, "depth": 3, "ranked": ["g12"]},
+        {"stones": "h8 f10 g11 e12", "move": "g12", "score": 50, "depth": 8, "ranked": ["g12"]},
+        # within the margin of two searches the position's own choice stays
+        {"stones": "h8 g9 k7", "move": "e7", "score": 5, "depth": 8, "ranked": ["e7", "f7"]},
+        {"stones": "h8 g9 k7 e7", "move": "f8", "score": 300, "depth": 8, "ranked": ["f8"]},
+        {"stones": "h8 g9 k7 f7", "move": "f8", "score": 300 - script.MARGIN + 1, "depth": 8, "ranked": ["f8"]},
+        # past the margin the better child is taken
+        {"stones": "h8 h9 k8", "move": "e7", "score": 5, "depth": 8, "ranked": ["e7", "f7"]},
+        {"stones": "h8 h9 k8 e7", "move": "f8", "score": 300, "depth": 8, "ranked": ["f8"]},
+        {"stones": "h8 h9 k8 f7", "move": "f8", "score": 300 - script.MARGIN - 1, "depth": 9, "ranked": ["f8"]},
+        # one proven loss gives way to no other
+        {"stones": "h8 j10 k8", "move": "e7", "score": 5, "depth": 8, "ranked": ["e7", "f7"]},
+        {"stones": "h8 j10 k8 e7", "move": "f8", "score": proven + 30, "depth": 8, "ranked": ["f8"]},
+        {"stones": "h8 j10 k8 f7", "move": "f8", "score": proven + 10, "depth": 8, "ranked": ["f8"]},
+    ]
+    (tmp_path / "freestyle.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "book.json"
+    assert script.main(["pack", "--rule", "freestyle", "--dir", str(tmp_path), "--out", str(out)]) == 0
+    plain = {e["stones"]: e["move"] for e in json.loads(out.read_text())["entries"]}
+    assert (plain["h8 f10 g11"], plain["h8 h9 k8"]) == ("f13", "e7")  # without --minimax, each search's own
+    assert script.main(["pack", "--rule", "freestyle", "--dir", str(tmp_path), "--out", str(out), "--minimax"]) == 0
+    book = {e["stones"]: e for e in json.loads(out.read_text())["entries"]}
+    assert (book["h8 f10 g11"]["move"], book["h8 f10 g11"]["score"], book["h8 f10 g11"]["depth"]) == ("e12", -50, 9)
+    assert book["h8 g9 k7"]["move"] == "e7"
+    assert book["h8 j10 k8"]["move"] == "e7"
+    assert (book["h8 h9 k8"]["move"], book["h8 h9 k8"]["depth"]) == ("f7", 10)
+    assert "h8 f10 g11 f13" not in book  # a win proved within four plies: level 10 finds it itself
+
+
+def test_search_minimax_tries_other_sixth_stones_where_the_chosen_one_is_proved_lost(
+        tmp_path: Path, load_script: Callable[[str], ModuleType], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The layers' wiring with a stand-in for the searches: every position ranks the free points
+    of a fixed list; White's first-ranked sixth stone is a proven win for Black, so the repair
+    searches the next ones and the fifth layer goes on from the second."""
+    script = load_script("build_gomoku_book")
+    points = ["a1", "b2", "c3", "d4", "e5", "f6", "g7", "a15", "b14", "c13", "d12", "e11"]
+    layers: list[list[str]] = []
+
+    def ranked(stones: list[str]) -> list[str]:
+        return [p for p in points if p not in stones][:8]
+
+    def fake_layer(rule: str, positions: list[list[str]], args: object, path: Path,
+                   done: dict[str, dict[str, object]]) -> None:
+        layers.append([" ".join(p) for p in positions])
+        for p in positions:
+            lost = len(p) == 6 and p[5] == ranked(p[:5])[0]
+            done[" ".join(p)] = {"stones": " ".join(p), "move": ranked(p)[0], "score": script.PROVEN + 10 if lost else 0,
+                                 "depth": 8, "ranked": ranked(p)}
+
+    monkeypatch.setattr(script, "_run_layer", fake_layer)
+    monkeypatch.setattr(script, "_warm", lambda: None)
+    monkeypatch.setattr(script, "_openings", lambda *a: [["h8", "h9", "h10"]])
+    script.main(["search", "--rule", "renju", "--layers", "5", "--replies", "2", "--fifth-stones", "3",
+                 "--minimax", "--dir", str(tmp_path)])
+    opening, third, fourth, repair, fifth = layers[0], layers[2], layers[3], layers[4], layers[5]
+    assert opening == ["h8 h9 h10"] and len(third) == 3  # three fifth stones, not --replies' two
+    assert all(s.split()[5] == ranked(s.split()[:5])[0] for s in fourth)  # then proved lost
+    assert len(repair) == 3 * script.REPAIR
+    # the fifth layer goes on from the next best sixth stone, after Black's best two seventh stones
+    assert len(fifth) == 3 * 2 and all(s.split()[5] == ranked(s.split()[:5])[1] for s in fifth)
+    # without --minimax: no repair, and the fifth layer goes on from the searches' own sixth stones
+    layers.clear()
+    script.main(["search", "--rule", "renju", "--layers", "5", "--replies", "2", "--dir", str(tmp_path / "plain")])
+    assert [len(layer) for layer in layers] == [1, 2, 2, 2, 2 * 2]
+    assert all(s.split()[5] == ranked(s.split()[:5])[0] for s in layers[-1])
