@@ -109,8 +109,8 @@ def choice(rows: dict[str, dict[str, object]], stones: str, minimax: bool = Fals
     """
     row = rows[stones]
     move, score, depth = str(row["move"]), float(row["score"]), int(row["depth"])  # type: ignore[arg-type,call-overload]
-    own = rows.get(f"{stones} {move}")
-    if own is None or not minimax:
+    own = rows.get(f"{stones} {move}") if minimax else None
+    if own is None:
         return move, score, depth
     kids = [(float(rows[k]["score"]), i, m) for i, m in enumerate(list(row["ranked"]))  # type: ignore[arg-type,call-overload]
             if (k := f"{stones} {m}") in rows]
@@ -176,13 +176,15 @@ def search(args: argparse.Namespace) -> None:
         # after each of those and White's chosen sixth stone; then White to move after each of
         # Black's best seventh stones there
         if args.layers >= 4:
-            _run_layer(args.rule, [chosen(p) for p in third], args, path, done)
-            # where that sixth stone is proved lost, the positions after White's next best few,
-            # from which :func:`choice` takes the one Black scores least in
-            if args.minimax:
-                lost = [p for p in third if float(done[" ".join(chosen(p))]["score"]) >= PROVEN]  # type: ignore[arg-type]
-                _run_layer(args.rule, [r for p in lost for r in replies(p, REPAIR)], args, path, done)
             fourth = [chosen(p) for p in third]
+            _run_layer(args.rule, fourth, args, path, done)
+            if args.minimax:
+                # where that sixth stone is proved lost, the positions after each of White's
+                # REPAIR best sixth stones, from which :func:`choice` takes the one Black scores
+                # least in; the fifth layer goes on from that choice
+                lost = [p for p, f in zip(third, fourth) if float(done[" ".join(f)]["score"]) >= PROVEN]  # type: ignore[arg-type]
+                _run_layer(args.rule, [r for p in lost for r in replies(p, REPAIR)], args, path, done)
+                fourth = [chosen(p) for p in third]
             if args.layers >= 5:
                 _run_layer(args.rule, [r for p in fourth for r in replies(p)], args, path, done)
 
@@ -231,14 +233,25 @@ def pack(args: argparse.Namespace) -> None:
 MINIMAX_HELP = "take a move over the position's own choice by the searched positions one ply deeper (choice)"
 
 
+def _positive(text: str) -> int:
+    """A count of moves: a whole number of at least 1 (argparse names the option when it is not)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of at least 1, not {text!r}")
+    return n
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="build_gomoku_book.py")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("search", help="analyse the book's positions (resumable)")
     s.add_argument("--rule", choices=("freestyle", "renju"), required=True)
     s.add_argument("--seconds", type=float, default=8.0)
-    s.add_argument("--replies", type=int, default=3)
-    s.add_argument("--fifth-stones", type=int, default=None,
+    s.add_argument("--replies", type=_positive, default=3)
+    s.add_argument("--fifth-stones", type=_positive, default=None,
                    help="how many of Black's best fifth stones the third layer follows (default: --replies)")
     s.add_argument("--layers", type=int, choices=(1, 2, 3, 4, 5), default=3)
     s.add_argument("--balanced", action="store_true",

@@ -182,6 +182,18 @@ def test_search_refuses_balanced_openings_on_other_rings(load_script: Callable[[
     assert not any(tmp_path.iterdir())  # nothing searched, nothing written
 
 
+@pytest.mark.parametrize(("option", "value"), [("--fifth-stones", "0"), ("--fifth-stones", "-2"), ("--replies", "0"),
+                                               ("--replies", "three")])
+def test_search_refuses_a_count_of_moves_below_one(option: str, value: str, load_script: Callable[[str], ModuleType],
+                                                   tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = load_script("build_gomoku_book")
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(["search", "--rule", "renju", option, value, "--dir", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert f"argument {option}: a whole number of at least 1, not '{value}'" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
 def test_pack_minimax_leaves_a_move_proved_lost_one_ply_deeper_and_keeps_a_close_one(
         tmp_path: Path, load_script: Callable[[str], ModuleType]) -> None:
     script = load_script("build_gomoku_book")
