@@ -86,6 +86,9 @@ def send_moves(page: Page, moves: list[str]) -> None:
 
 
 def box(page: Page, selector: str) -> Any:
+    # the board is drawn after the room arrives (and again when it changes): wait until the
+    # element is shown, since a box is only given for a visible one
+    page.locator(selector).wait_for(state="visible")
     value = page.locator(selector).bounding_box()
     assert value is not None, f"{selector} is not on the page"
     return value
