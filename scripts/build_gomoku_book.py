@@ -33,6 +33,24 @@ another whose position the opponent scores more than ``MARGIN`` lower; the deepe
 those choices, and where White's chosen sixth stone is proved lost at the fourth layer, the
 positions after each of White's ``REPAIR`` best sixth stones are searched too.
 
+A third command learns from lost games:
+
+    nice python scripts/build_gomoku_book.py learn --rule renju --games LOG.jsonl --seconds 10 --jobs 2 --dir DATA
+
+``learn`` reads ``tabletop match --log`` files and takes every game side A lost under the rule on
+the 15x15 board (once a line, by its first ``--stones`` stones).  Along such a line it finds the
+first of A's moves it can prove lost: working back from A's last move before ``--stones`` stones
+to the first run of moves whose positions the opponent, searched for ``--seconds``, scores as a
+proven win, and back to its start.  At the
+earliest of those positions it searches A's ``--width`` best moves one ply deeper and keeps the
+first the opponent cannot be proved to win against; where every one is lost it goes back to A's
+move before (there the move played led to the lost position, so it is passed over too).  The
+position after the learned move and A's position after each of the opponent's ``--replies`` best
+answers there are kept too, so the book goes on past it.  Each line's finding is appended to
+``DIR/RULE-learned.jsonl`` (a run started again skips the lines already there); ``pack`` puts a
+learned move in the book over the move the layers chose for the same position, and the positions
+past it where the layers have none.
+
 A layer needs the one before it; ``search`` runs them in order and stops after the layer it has
 time for when ``--layers`` is smaller than 5.
 """
@@ -43,9 +61,11 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from tabletop.ai.gomoku.book import MAX_STONES
 from tabletop.ai.gomoku.search import WIN
 
 
@@ -121,13 +141,14 @@ def choice(rows: dict[str, dict[str, object]], stones: str, minimax: bool = Fals
     return move, score, depth
 
 
-def _load(path: Path) -> dict[str, dict[str, object]]:
+def _load(path: Path, field: str = "stones") -> dict[str, dict[str, object]]:
+    """The rows of ``path`` (one JSON object a line) by their ``field``; a later row of the same wins."""
     done: dict[str, dict[str, object]] = {}
     if path.exists():
         for line in path.read_text().splitlines():
             if line.strip():
                 row = json.loads(line)
-                done[str(row["stones"])] = row
+                done[str(row[field])] = row
     return done
 
 
@@ -189,6 +210,92 @@ def search(args: argparse.Namespace) -> None:
                 _run_layer(args.rule, [r for p in fourth for r in replies(p)], args, path, done)
 
 
+def lost_lines(paths: list[str], rule: str, stones: int) -> list[tuple[list[str], bool]]:
+    """Each game side A lost under ``rule`` on the 15x15 board in the ``tabletop match --log``
+    files ``paths``: its first ``stones`` stones and whether A had Black, once a line, most lost first."""
+    counts: dict[tuple[str, bool], int] = {}
+    for name in paths:
+        for number, text in enumerate(Path(name).read_text().splitlines(), 1):
+            if not text.strip():
+                continue
+            try:
+                game = json.loads(text)
+                options, result = game["spec"]["options"], game["result"]
+                if options.get("rule", "freestyle") != rule or int(options.get("size", 15)) != 15:
+                    continue
+                if result.get("failure") or float(result["a_score"]) != 0.0:
+                    continue
+                key = (" ".join(str(m) for m in result["line"][:stones]), bool(result["a_is_black"]))
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                raise SystemExit(f"{name}:{number}: not a game of a match log ({exc!r})") from None
+            counts[key] = counts.get(key, 0) + 1
+    return [(line.split(), black) for (line, black), _n in sorted(counts.items(), key=lambda kv: -kv[1])]
+
+
+def learn_line(rule: str, line: list[str], black: bool, seconds: float, width: int, replies: int = 2,
+               analyse: Callable[[str, list[str], float], dict[str, object]] | None = None) -> dict[str, object]:
+    """The move side A (Black when ``black``) should have played on ``line``, a game it lost:
+    a row as :func:`_analyse` writes, for the position where it differs from the game, with
+    ``learned_from`` (the line), ``avoids`` (the move played there) and ``follow`` (the rows of
+    the opponent's position after the move and of A's after each of the opponent's ``replies``
+    best answers there, so the book goes on past it); or only ``learned_from`` and ``avoids``
+    None where no move within the line can be found that is not proved lost."""
+    search = analyse or _analyse
+    memo: dict[str, dict[str, object]] = {}
+
+    def row(stones: list[str]) -> dict[str, object]:
+        key = " ".join(stones)
+        if key not in memo:
+            memo[key] = search(rule, stones, seconds)
+        return memo[key]
+
+    def lost(stones: list[str]) -> bool:
+        """The opponent, to move after ``stones``, has a proven win."""
+        return float(row(stones)["score"]) >= PROVEN  # type: ignore[arg-type]
+
+    ours = [i for i in range(3, len(line)) if (i % 2 == 0) == black]  # stones before each of A's moves
+    first = None
+    for i in reversed(ours):  # the earliest of the last run of A's moves proved lost
+        if lost(line[:i + 1]):
+            first = i
+        elif first is not None:
+            break
+    base = {"learned_from": " ".join(line)}
+    if first is None:
+        return base | {"avoids": None}
+    for i in reversed([i for i in ours if i <= first]):
+        for move in list(row(line[:i])["ranked"])[:width]:  # type: ignore[call-overload]
+            if move != line[i] and not lost(line[:i] + [move]):
+                after = line[:i] + [move]
+                answers = [row(after + [r]) for r in list(row(after)["ranked"])[:replies]]  # type: ignore[call-overload]
+                child = row(after)
+                return row(line[:i]) | {"move": move, "score": -float(child["score"]),  # type: ignore[arg-type]
+                                        "depth": int(child["depth"]) + 1,  # type: ignore[call-overload]
+                                        "avoids": line[i], "follow": [child, *answers]} | base
+    return base | {"avoids": None}
+
+
+def learn(args: argparse.Namespace) -> None:
+    directory = Path(args.dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{args.rule}-learned.jsonl"
+    done = {str(r["learned_from"]) for r in _load(path, "learned_from").values()}
+    lines = lost_lines(args.games, args.rule, args.stones)
+    todo = [(line, black) for line, black in lines if " ".join(line) not in done]
+    print(f"{args.rule}: {len(lines)} lost lines, {len(todo)} to learn from", flush=True)
+    if not todo:
+        return
+    _warm()
+    with ProcessPoolExecutor(max_workers=args.jobs, initializer=_warm) as pool, path.open("a") as out:
+        futures = [pool.submit(learn_line, args.rule, line, black, args.seconds, args.width, args.replies) for line, black in todo]
+        for i, future in enumerate(as_completed(futures), 1):
+            row = future.result()
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+            found = f"{row['stones']}: {row['move']} over {row['avoids']}" if row["avoids"] else "nothing found"
+            print(f"  {i}/{len(todo)} {row['learned_from']}: {found}", flush=True)
+
+
 def pack(args: argparse.Namespace) -> None:
     rows: dict[str, dict[str, object]] = {}
     for d in args.dir:
@@ -217,7 +324,24 @@ def pack(args: argparse.Namespace) -> None:
         entry = choice(rows, stones, args.minimax)
         if key[0] not in kept or rank(stones, entry) > rank(*kept[key[0]]):
             kept[key[0]] = (stones, entry)
-    entries = [{"stones": s, "move": e[0], "score": e[1], "depth": e[2]}
+    # a move learned from a lost game (:func:`learn_line`) over the layers' move for its position
+    learned = [r for d in args.dir for r in _load(Path(d) / f"{args.rule}-learned.jsonl", "learned_from").values()
+               if r.get("avoids")]
+    # and the positions searched past it, where the layers have none (a proven win within four plies
+    # left out as above)
+    for row in [f for r in learned for f in r.get("follow", [])]:  # type: ignore[attr-defined]
+        key = position_key(line_board(args.rule, str(row["stones"]).split()))
+        assert key is not None
+        if key[0] not in kept and not (int(row["depth"]) <= 4 and float(row["score"]) >= PROVEN):
+            kept[key[0]] = (str(row["stones"]), (str(row["move"]), float(row["score"]), int(row["depth"])))
+    marked = set()
+    for row in learned:
+        key = position_key(line_board(args.rule, str(row["stones"]).split()))
+        assert key is not None
+        kept[key[0]] = (str(row["stones"]), (str(row["move"]), float(row["score"]), int(row["depth"])))  # type: ignore[arg-type,call-overload]
+        marked.add(str(row["stones"]))
+    # a learned entry says so: the book's line ends two plies past it, short of the layers' depth
+    entries = [{"stones": s, "move": e[0], "score": e[1], "depth": e[2]} | ({"learned": True} if s in marked else {})
                for s, e in sorted(kept.values(), key=lambda kv: (len(kv[0].split()), kv[0]))]
     seconds = sorted({float(r.get("seconds", 0)) for r in rows.values()})  # type: ignore[arg-type]
     book = {"rule": args.rule, "size": 15, "searched_seconds": seconds, "entries": entries}
@@ -266,10 +390,22 @@ def main(argv: list[str]) -> int:
     k.add_argument("--dir", action="append", required=True)
     k.add_argument("--out", required=True)
     k.add_argument("--minimax", action="store_true", help=MINIMAX_HELP)
+    n = sub.add_parser("learn", help="find better moves for the positions of lost games (resumable)")
+    n.add_argument("--rule", choices=("freestyle", "renju"), required=True)
+    n.add_argument("--games", action="append", required=True, help="a tabletop match --log file (repeatable)")
+    n.add_argument("--seconds", type=float, default=10.0)
+    n.add_argument("--width", type=_positive, default=6, help="how many of the ranked moves to try at a position")
+    n.add_argument("--stones", type=_positive, default=14, help="how far into each lost game to look")
+    n.add_argument("--replies", type=_positive, default=2,
+                   help="after a learned move, the opponent's best answers the book follows with a move of its own")
+    n.add_argument("--jobs", type=int, default=2)
+    n.add_argument("--dir", required=True)
     args = p.parse_args(argv)
     if args.command == "search" and args.balanced and args.rings:
         p.error("--balanced takes the openings matches are drawn from (the rule's own ring); leave out --rings")
-    search(args) if args.command == "search" else pack(args)
+    if args.command == "learn" and args.stones > MAX_STONES:
+        p.error(f"--stones: the book holds positions of at most {MAX_STONES} stones, not {args.stones}")
+    {"search": search, "pack": pack, "learn": learn}[args.command](args)
     return 0
 
 

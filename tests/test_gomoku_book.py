@@ -23,6 +23,7 @@ from tabletop.ai.gomoku.book import (
     preload,
     transform,
 )
+from tabletop.ai.gomoku.book import HERE as BOOK_DIR
 from tabletop.ai.gomoku.engine import GomokuEngine
 from tabletop.ai.gomoku.openings import balanced_openings, opening_candidates
 from tabletop.games import new_board
@@ -67,9 +68,15 @@ def test_the_book_plays_each_balanced_opening_on_to_the_eighth_stone(rule: str) 
     empty = new_board("gomoku", {"rule": rule, "size": 15})
     openings = balanced_openings(empty, 10_000, 0)
     assert len(openings) >= 20
+    learned = {position_key(line_board(rule, str(e["stones"]).split()))[0]  # type: ignore[index]
+               for e in json.loads((BOOK_DIR / f"book-{rule}.json").read_text())["entries"] if e.get("learned")}
     for line in openings:
         board = line_board(rule, [str(m) for m in line])
-        while len(board.move_stack) < 8:
+        end = 8
+        while len(board.move_stack) < end:
+            if position_key(board)[0] in learned:  # type: ignore[index]
+                # a move learned from a lost game: the book goes on for its next two plies
+                end = min(end, len(board.move_stack) + 3)
             move = book_move(board)
             assert move is not None, [str(m) for m in board.move_stack]
             board.push(move)
@@ -266,3 +273,95 @@ def test_search_minimax_tries_other_sixth_stones_where_the_chosen_one_is_proved_
     script.main(["search", "--rule", "renju", "--layers", "5", "--replies", "2", "--dir", str(tmp_path / "plain")])
     assert [len(layer) for layer in layers] == [1, 2, 2, 2, 2 * 2]
     assert all(s.split()[5] == ranked(s.split()[:5])[0] for s in layers[-1])
+
+
+def _game(line: str, a_is_black: bool, a_score: float, rule: str = "renju", size: int | None = None) -> str:
+    options: dict[str, object] = {"rule": rule} | ({"size": size} if size else {})
+    return json.dumps({"spec": {"game": "gomoku", "options": options},
+                       "result": {"a_score": a_score, "a_is_black": a_is_black, "failure": None, "line": line.split()}})
+
+
+def test_learn_reads_the_lines_side_a_lost_once_each(tmp_path: Path, load_script: Callable[[str], ModuleType]) -> None:
+    script = load_script("build_gomoku_book")
+    log = tmp_path / "match.jsonl"
+    log.write_text("\n".join([
+        _game("h8 f10 j9 f8 j8 h9 i8 k8 j10", False, 0.0),
+        _game("h8 g9 j7 h9 j9 g10 g7", True, 0.0),
+        _game("h8 f10 j9 f8 j8 h9 i8 k8 j10 j7", False, 0.0),  # the same first 8 stones
+        _game("h8 h9 h10 f10", True, 1.0),  # won
+        _game("h8 h9 h10 f10", True, 0.5),  # drawn
+        _game("h8 h9 h10 g10", True, 0.0, rule="freestyle"),  # another rule
+        _game("h8 h9 h10 i10", True, 0.0, size=19),  # another board
+    ]) + "\n")
+    assert script.lost_lines([str(log)], "renju", 8) == [
+        (["h8", "f10", "j9", "f8", "j8", "h9", "i8", "k8"], False), (["h8", "g9", "j7", "h9", "j9", "g10", "g7"], True)]
+    log.write_text(_game("h8 h9", True, 0.0) + "\n{\"spec\": 3}\n")
+    with pytest.raises(SystemExit, match=r"match.jsonl:2: not a game of a match log"):
+        script.lost_lines([str(log)], "renju", 8)
+
+
+def test_learn_line_deviates_at_the_first_move_proved_lost(load_script: Callable[[str], ModuleType]) -> None:
+    """A stand-in for the searches: the opponent is proved to win after White's moves at the
+    sixth and eighth stones but not at the fourth.  At the sixth stone White's second-ranked move
+    is proved lost too, its third is not: that one is learned, with the positions past it."""
+    script = load_script("build_gomoku_book")
+    line = ["h8", "f10", "j9", "f8", "j8", "h9", "i8", "k8", "j10", "j7"]
+    proven = {" ".join(line[:6]), " ".join(line[:8]), " ".join(line[:5] + ["f9"])}
+    searched: list[str] = []
+
+    def analyse(rule: str, stones: list[str], seconds: float) -> dict[str, object]:
+        key = " ".join(stones)
+        searched.append(key)
+        ranked = {" ".join(line[:5]): ["h9", "f9", "j7", "j11"], " ".join(line[:5] + ["j7"]): ["j6", "j10", "j11"]}
+        return {"stones": key, "move": ranked.get(key, ["a1"])[0], "score": script.PROVEN + 5 if key in proven else -30,
+                "depth": 9, "ranked": ranked.get(key, ["a1", "a2"]), "seconds": seconds}
+
+    row = script.learn_line("renju", line, False, 3.0, 6, 2, analyse=analyse)
+    assert (row["stones"], row["move"], row["avoids"], row["score"], row["depth"]) == (
+        "h8 f10 j9 f8 j8", "j7", "h9", 30.0, 10)
+    assert row["learned_from"] == " ".join(line)
+    assert [f["stones"] for f in row["follow"]] == [
+        "h8 f10 j9 f8 j8 j7", "h8 f10 j9 f8 j8 j7 j6", "h8 f10 j9 f8 j8 j7 j10"]
+    assert len(searched) == len(set(searched))  # no position searched twice
+    # every move within reach proved lost: nothing is learned
+    proven |= {" ".join(line[:5] + [m]) for m in ("j7", "j11")} | {" ".join(line[:3] + [m]) for m in ("a1", "a2")}
+    assert script.learn_line("renju", line, False, 3.0, 6, analyse=analyse)["avoids"] is None
+    # White's fourth stone is where the proofs start: the move there is passed over for the next
+    proven.add(" ".join(line[:4]))
+    proven.discard(" ".join(line[:3] + ["a1"]))
+    row = script.learn_line("renju", line, False, 3.0, 6, analyse=analyse)
+    assert (row["stones"], row["move"], row["avoids"]) == ("h8 f10 j9", "a1", "f8")
+    # no proof on the line at all
+    assert script.learn_line("renju", line, True, 3.0, 6, analyse=analyse)["avoids"] is None
+
+
+def test_pack_puts_a_learned_move_over_the_layers_and_follows_it(tmp_path: Path,
+                                                                 load_script: Callable[[str], ModuleType]) -> None:
+    script = load_script("build_gomoku_book")
+    rows = [{"stones": "h8 f10 j9 f8 j8", "move": "h9", "score": -10, "depth": 10, "ranked": ["h9", "j7"]},
+            {"stones": "h8 f10 j9 f8 j8 h9 i8", "move": "k8", "score": -10, "depth": 10, "ranked": ["k8"]}]
+    follow = [{"stones": "h8 f10 j9 f8 j8 j7", "move": "j6", "score": 20, "depth": 9, "ranked": ["j6"]},
+              {"stones": "h8 f10 j9 f8 j8 j7 j6", "move": "j10", "score": -25, "depth": 9, "ranked": ["j10"]}]
+    learned = [{"stones": "h8 f10 j9 f8 j8", "move": "j7", "score": -20, "depth": 10, "avoids": "h9",
+                "follow": follow, "learned_from": "h8 f10 j9 f8 j8 h9 i8 k8"},
+               {"learned_from": "h8 g9 j7 h9 j9", "avoids": None}]
+    (tmp_path / "renju.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "book.json"
+    assert script.main(["pack", "--rule", "renju", "--dir", str(tmp_path), "--out", str(out)]) == 0
+    assert {e["stones"]: e["move"] for e in json.loads(out.read_text())["entries"]}["h8 f10 j9 f8 j8"] == "h9"
+    (tmp_path / "renju-learned.jsonl").write_text("".join(json.dumps(r) + "\n" for r in learned))
+    assert script.main(["pack", "--rule", "renju", "--dir", str(tmp_path), "--out", str(out)]) == 0
+    book = {e["stones"]: e["move"] for e in json.loads(out.read_text())["entries"]}
+    assert [e["stones"] for e in json.loads(out.read_text())["entries"] if e.get("learned")] == ["h8 f10 j9 f8 j8"]
+    assert book == {"h8 f10 j9 f8 j8": "j7", "h8 f10 j9 f8 j8 h9 i8": "k8", "h8 f10 j9 f8 j8 j7": "j6",
+                    "h8 f10 j9 f8 j8 j7 j6": "j10"}
+
+
+def test_learn_refuses_lines_longer_than_the_book_holds(load_script: Callable[[str], ModuleType], tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    script = load_script("build_gomoku_book")
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(["learn", "--rule", "renju", "--games", "x.jsonl", "--stones", "40", "--dir", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert "--stones: the book holds positions of at most 16 stones, not 40" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

@@ -8,9 +8,10 @@ move), White's answer; for the best few of those answers, Black's reply; and aft
 chosen answer and Black's best few replies, White's next move.  For the openings matches are
 drawn from (:func:`~.openings.balanced_openings`) the book goes two moves further along its own
 line: Black's seventh stone after White's chosen sixth, and White's eighth after Black's best few
-seventh stones.  Each entry is the stones in
-the order played and the move a long search chose (with its score and depth), so the file
-reads as a list of lines.
+seventh stones.  Where games the engine lost showed a book or searched move proved lost, the
+script's ``learn`` puts a move that is not in its place (marked ``learned``) and the book goes
+two plies on past it.  Each entry is the stones in the order played and the move a long search
+chose (with its score and depth), so the file reads as a list of lines.
 
 A position is looked up by its stones under the board's eight symmetries (the smallest image
 is its key), so one entry serves every reflection and rotation of its line and any order of
@@ -35,7 +36,7 @@ __all__ = ["BOOK_RULES", "BOOK_SIZE", "Entry", "book_move", "entries", "line_boa
 HERE = Path(__file__).parent
 BOOK_RULES = ("freestyle", "renju")
 BOOK_SIZE = 15
-MAX_STONES = 8  # no entry has more stones: a longer game skips the look-up
+MAX_STONES = 16  # no entry has more stones: a longer game skips the look-up
 
 # a symmetry of the square board: (swap the axes, flip the columns, flip the rows)
 Symmetry = tuple[bool, bool, bool]
