@@ -302,7 +302,7 @@ def pack(args: argparse.Namespace) -> None:
         rows.update(_load(Path(d) / f"{args.rule}.jsonl"))
     if not rows:
         raise SystemExit(f"no {args.rule}.jsonl with positions in {', '.join(args.dir)}")
-    from tabletop.ai.gomoku.book import line_board, position_key
+    from tabletop.ai.gomoku.book import line_board, position_key, transform
 
     # one entry a position: of the lines that reach the same stones (or a reflection of them), the
     # one the deeper layers went on from (so the book's own line goes on as far as they were
@@ -334,11 +334,22 @@ def pack(args: argparse.Namespace) -> None:
         assert key is not None
         if key[0] not in kept and not (int(row["depth"]) <= 4 and float(row["score"]) >= PROVEN):
             kept[key[0]] = (str(row["stones"]), (str(row["move"]), float(row["score"]), int(row["depth"])))
-    marked = set()
+    # where two lost lines learned different moves for one position (searches of one position
+    # differ), a move another line showed lost there is passed over; else the later line's
+    def point(stones: str, move: str) -> tuple[object, tuple[int, int]]:
+        board = line_board(args.rule, stones.split())
+        found = position_key(board)
+        assert found is not None
+        m = board.parse_move(move)
+        return found[0], transform(found[1], m.col, m.row)
+
+    avoided = {point(str(r["stones"]), str(r["avoids"])) for r in learned}
+    marked: set[str] = set()
     for row in learned:
-        key = position_key(line_board(args.rule, str(row["stones"]).split()))
-        assert key is not None
-        kept[key[0]] = (str(row["stones"]), (str(row["move"]), float(row["score"]), int(row["depth"])))  # type: ignore[arg-type,call-overload]
+        here, move = point(str(row["stones"]), str(row["move"]))
+        if (here, move) in avoided and any(kept[here][0] == m for m in marked):
+            continue
+        kept[here] = (str(row["stones"]), (str(row["move"]), float(row["score"]), int(row["depth"])))  # type: ignore[arg-type,call-overload]
         marked.add(str(row["stones"]))
     # a learned entry says so: the book's line ends two plies past it, short of the layers' depth
     entries = [{"stones": s, "move": e[0], "score": e[1], "depth": e[2]} | ({"learned": True} if s in marked else {})

@@ -365,3 +365,25 @@ def test_learn_refuses_lines_longer_than_the_book_holds(load_script: Callable[[s
     assert exit_info.value.code == 2
     assert "--stones: the book holds positions of at most 16 stones, not 40" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_pack_passes_over_a_learned_move_another_lost_line_avoids(order: int, tmp_path: Path,
+                                                                  load_script: Callable[[str], ModuleType]) -> None:
+    """Two lost lines learned j7 and f9 for one position, and the second lost with j7 there: f9
+    is the book's move whichever line comes first (the second reached the position reflected)."""
+    script = load_script("build_gomoku_book")
+    (tmp_path / "renju.jsonl").write_text(json.dumps(
+        {"stones": "h8 f10 j9 f8 j8", "move": "h9", "score": -10, "depth": 10, "ranked": ["h9"]}) + "\n")
+    learned = [{"stones": "h8 f10 j9 f8 j8", "move": "j7", "score": -20, "depth": 10, "avoids": "h9",
+                "learned_from": "h8 f10 j9 f8 j8 h9 i8"},
+               # the same position turned a quarter: j7 there is g6, f9 is i10
+               {"stones": "h8 j10 i6 h10 h6", "move": "i10", "score": -20, "depth": 10, "avoids": "g6",
+                "learned_from": "h8 j10 i6 h10 h6 g6 h7"}]
+    assert position_key(line_board("renju", ["h8", "f10", "j9", "f8", "j8", "j7"]))[0] == position_key(  # type: ignore[index]
+        line_board("renju", ["h8", "j10", "i6", "h10", "h6", "g6"]))[0]  # type: ignore[index]
+    (tmp_path / "renju-learned.jsonl").write_text("".join(json.dumps(r) + "\n" for r in learned[::order]))
+    out = tmp_path / "book.json"
+    assert script.main(["pack", "--rule", "renju", "--dir", str(tmp_path), "--out", str(out)]) == 0
+    book = json.loads(out.read_text())["entries"]
+    assert [(e["stones"], e["move"], e.get("learned")) for e in book] == [("h8 j10 i6 h10 h6", "i10", True)]
