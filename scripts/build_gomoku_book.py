@@ -347,7 +347,7 @@ def pack(args: argparse.Namespace) -> None:
     marked: set[str] = set()
     for row in learned:
         here, move = point(str(row["stones"]), str(row["move"]))
-        if (here, move) in avoided and any(kept[here][0] == m for m in marked):
+        if (here, move) in avoided and here in kept and kept[here][0] in marked:
             continue
         kept[here] = (str(row["stones"]), (str(row["move"]), float(row["score"]), int(row["depth"])))  # type: ignore[arg-type,call-overload]
         marked.add(str(row["stones"]))

@@ -367,14 +367,16 @@ def test_learn_refuses_lines_longer_than_the_book_holds(load_script: Callable[[s
     assert not any(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("order", [1, -1])
-def test_pack_passes_over_a_learned_move_another_lost_line_avoids(order: int, tmp_path: Path,
+@pytest.mark.parametrize(("order", "layers"), [(1, True), (-1, True), (1, False), (-1, False)])
+def test_pack_passes_over_a_learned_move_another_lost_line_avoids(order: int, layers: bool, tmp_path: Path,
                                                                   load_script: Callable[[str], ModuleType]) -> None:
     """Two lost lines learned j7 and f9 for one position, and the second lost with j7 there: f9
-    is the book's move whichever line comes first (the second reached the position reflected)."""
+    is the book's move whichever line comes first (the second reached the position reflected),
+    whether or not the layers searched the position."""
     script = load_script("build_gomoku_book")
     (tmp_path / "renju.jsonl").write_text(json.dumps(
-        {"stones": "h8 f10 j9 f8 j8", "move": "h9", "score": -10, "depth": 10, "ranked": ["h9"]}) + "\n")
+        {"stones": "h8 f10 j9 f8 j8" if layers else "h8 f10 j9 f8",
+         "move": "h9" if layers else "j8", "score": -10, "depth": 10, "ranked": ["h9"]}) + "\n")
     learned = [{"stones": "h8 f10 j9 f8 j8", "move": "j7", "score": -20, "depth": 10, "avoids": "h9",
                 "learned_from": "h8 f10 j9 f8 j8 h9 i8"},
                # the same position turned a quarter: j7 there is g6, f9 is i10
@@ -386,4 +388,5 @@ def test_pack_passes_over_a_learned_move_another_lost_line_avoids(order: int, tm
     out = tmp_path / "book.json"
     assert script.main(["pack", "--rule", "renju", "--dir", str(tmp_path), "--out", str(out)]) == 0
     book = json.loads(out.read_text())["entries"]
-    assert [(e["stones"], e["move"], e.get("learned")) for e in book] == [("h8 j10 i6 h10 h6", "i10", True)]
+    assert [(e["stones"], e["move"], e.get("learned")) for e in book] == [("h8 f10 j9 f8", "j8", None)] * (
+        not layers) + [("h8 j10 i6 h10 h6", "i10", True)]
