@@ -215,7 +215,11 @@ def lost_lines(paths: list[str], rule: str, stones: int) -> list[tuple[list[str]
     files ``paths``: its first ``stones`` stones and whether A had Black, once a line, most lost first."""
     counts: dict[tuple[str, bool], int] = {}
     for name in paths:
-        for number, text in enumerate(Path(name).read_text().splitlines(), 1):
+        try:
+            texts = Path(name).read_text().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SystemExit(f"{name}: cannot read the match log ({exc.strerror if isinstance(exc, OSError) else exc})") from None
+        for number, text in enumerate(texts, 1):
             if not text.strip():
                 continue
             try:

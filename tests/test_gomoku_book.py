@@ -298,6 +298,8 @@ def test_learn_reads_the_lines_side_a_lost_once_each(tmp_path: Path, load_script
     log.write_text(_game("h8 h9", True, 0.0) + "\n{\"spec\": 3}\n")
     with pytest.raises(SystemExit, match=r"match.jsonl:2: not a game of a match log"):
         script.lost_lines([str(log)], "renju", 8)
+    with pytest.raises(SystemExit, match=r"missing.jsonl: cannot read the match log \(No such file or directory\)"):
+        script.lost_lines([str(tmp_path / "missing.jsonl")], "renju", 8)
 
 
 def test_learn_line_deviates_at_the_first_move_proved_lost(load_script: Callable[[str], ModuleType]) -> None:
