@@ -118,6 +118,17 @@ MARGIN = 1_000
 REPAIR = 4
 
 
+def _entry(row: dict[str, object]) -> tuple[str, float, int]:
+    """A searched row's move, its score for the side to move and its depth."""
+    return str(row["move"]), float(row["score"]), int(row["depth"])  # type: ignore[arg-type,call-overload]
+
+
+def _found_at_once(row: dict[str, object]) -> bool:
+    """A win proved within four plies, or by the threat solvers before any search (depth 0): level
+    10 finds it at any time, so the book leaves it out."""
+    return int(row["depth"]) <= 4 and float(row["score"]) >= PROVEN  # type: ignore[arg-type,call-overload]
+
+
 def choice(rows: dict[str, dict[str, object]], stones: str, minimax: bool = False) -> tuple[str, float, int]:
     """The book's move at ``stones``, its score for the side to move and its depth.
 
@@ -128,7 +139,7 @@ def choice(rows: dict[str, dict[str, object]], stones: str, minimax: bool = Fals
     above it; never for another proven win of the opponent's.
     """
     row = rows[stones]
-    move, score, depth = str(row["move"]), float(row["score"]), int(row["depth"])  # type: ignore[arg-type,call-overload]
+    move, score, depth = _entry(row)
     own = rows.get(f"{stones} {move}") if minimax else None
     if own is None:
         return move, score, depth
@@ -271,8 +282,8 @@ def learn_line(rule: str, line: list[str], black: bool, seconds: float, width: i
         for move in list(row(line[:i])["ranked"])[:width]:  # type: ignore[call-overload]
             if move != line[i] and not lost(line[:i] + [move]):
                 after = line[:i] + [move]
-                answers = [row(after + [r]) for r in list(row(after)["ranked"])[:replies]]  # type: ignore[call-overload]
                 child = row(after)
+                answers = [row(after + [r]) for r in list(child["ranked"])[:replies]]  # type: ignore[call-overload]
                 return row(line[:i]) | {"move": move, "score": -float(child["score"]),  # type: ignore[arg-type]
                                         "depth": int(child["depth"]) + 1,  # type: ignore[call-overload]
                                         "avoids": line[i], "follow": [child, *answers]} | base
@@ -320,8 +331,7 @@ def pack(args: argparse.Namespace) -> None:
 
     kept: dict[object, tuple[str, tuple[str, float, int]]] = {}
     for stones, row in sorted(rows.items(), key=lambda kv: (len(kv[0].split()), kv[0])):
-        # a score the engine reads as a proven win
-        if int(row["depth"]) <= 4 and float(row["score"]) >= PROVEN:  # type: ignore[arg-type,call-overload]
+        if _found_at_once(row):
             continue
         key = position_key(line_board(args.rule, stones.split()))
         assert key is not None
@@ -336,8 +346,8 @@ def pack(args: argparse.Namespace) -> None:
     for row in [f for r in learned for f in r.get("follow", [])]:  # type: ignore[attr-defined]
         key = position_key(line_board(args.rule, str(row["stones"]).split()))
         assert key is not None
-        if key[0] not in kept and not (int(row["depth"]) <= 4 and float(row["score"]) >= PROVEN):
-            kept[key[0]] = (str(row["stones"]), (str(row["move"]), float(row["score"]), int(row["depth"])))
+        if key[0] not in kept and not _found_at_once(row):
+            kept[key[0]] = (str(row["stones"]), _entry(row))
     # where two lost lines learned different moves for one position (searches of one position
     # differ), a move another line showed lost there is passed over; else the later line's
     def point(stones: str, move: str) -> tuple[object, tuple[int, int]]:
@@ -353,7 +363,7 @@ def pack(args: argparse.Namespace) -> None:
         here, move = point(str(row["stones"]), str(row["move"]))
         if (here, move) in avoided and here in kept and kept[here][0] in marked:
             continue
-        kept[here] = (str(row["stones"]), (str(row["move"]), float(row["score"]), int(row["depth"])))  # type: ignore[arg-type,call-overload]
+        kept[here] = (str(row["stones"]), _entry(row))
         marked.add(str(row["stones"]))
     # a learned entry says so: the book's line ends two plies past it, short of the layers' depth
     entries = [{"stones": s, "move": e[0], "score": e[1], "depth": e[2]} | ({"learned": True} if s in marked else {})
