@@ -343,10 +343,22 @@ def test_a_position_the_search_calls_lost_gets_a_move_the_threat_solvers_cannot_
     board = new_board("gomoku", {"rule": "renju"})
     for text in ALL_LOST_BY_SEARCH:
         board.push(board.parse_move(text))
-    engine = GomokuEngine(replace(LEVELS[10], lost_vct=lost_vct))
+    # with fours extended (levels 7-9's search) four plies see the loss of every move and rank
+    # a move a VCT refutes first; level 10's own search ranks j11 first at eight plies
+    engine = GomokuEngine(replace(LEVELS[10], lost_vct=lost_vct, extend_fours=True))
     analysis = engine.analyse(board, Limit(depth=4))
     assert analysis.scores[0].score <= -900_000  # the search sees a loss for every move
     pos = Position.from_board(board)
     move = analysis.scores[0].move
     refuted = opponent_wins_after(pos, pos.point(move.col, move.row), LEVELS[10].safety_nodes, vct_threats=6)
     assert refuted is (lost_vct == 0)  # the VCF-only check keeps a move that loses to a VCT
+
+
+def test_level_10s_search_ranks_the_move_no_solver_refutes_first_in_the_lost_position() -> None:
+    # level 10 (fours not extended) sees the loss of every move at eight plies, and j11 resists longest
+    board = new_board("gomoku", {"rule": "renju"})
+    for text in ALL_LOST_BY_SEARCH:
+        board.push(board.parse_move(text))
+    analysis = GomokuEngine(replace(LEVELS[10], lost_vct=0)).analyse(board, Limit(depth=8))
+    assert analysis.depth == 8 and analysis.scores[0].score <= -900_000
+    assert analysis.scores[0].move == board.parse_move("j11")

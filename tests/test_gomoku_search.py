@@ -123,3 +123,35 @@ def test_an_unfinished_iteration_counts_only_for_a_move_proven_better(proven: bo
     assert result.best == (b[0] if proven else a[0])
     assert result.root_scores[0][0] == result.best
     assert result.depth == 2
+
+
+# a renju middle game from level 10's games against 618f311's (benchmarks/logs, --think 1), Black
+# to move, with fours of both sides on the board: extended fours multiply its tree
+FOURS_ON_BOARD = "h8 f10 j7 g11 g7 e9 d8 j8 h7 i7 h6 h5 f6 h12 i13 i9"
+
+
+def test_without_the_four_extension_a_four_and_its_block_cost_one_ply() -> None:
+    board = gomoku(15, "renju")
+    for text in FOURS_ON_BOARD.split():
+        board.push(board.parse_move(text))
+    pos = Position.from_board(board)
+    before = snapshot(pos)
+    extended = Searcher(pos, width=12, pruning=True).search(max_depth=6)
+    plain = Searcher(pos, width=12, pruning=True, extend_fours=False).search(max_depth=6)
+    assert all((a == b).all() for a, b in zip(before, snapshot(pos)))
+    assert (extended.depth, plain.depth) == (6, 6)
+    assert plain.nodes * 10 < extended.nodes, (plain.nodes, extended.nodes)
+    assert pos.cells[plain.best] == 0
+    # Black has a forced win here: the extended search proves it at six plies, the plain one
+    # at eight, in a small part of the nodes
+    assert extended.score >= WIN - 100
+    deeper = Searcher(pos, width=12, pruning=True, extend_fours=False).search(max_depth=8)
+    assert deeper.score >= WIN - 100 and deeper.best == extended.best
+    assert deeper.nodes * 10 < extended.nodes, (deeper.nodes, extended.nodes)
+    # the extension off, a forced win beyond the nominal depth is still found: Black's open
+    # three on row 7 is a four and a five two plies on, the horizon's VCF check sees them
+    free = gomoku(15, "freestyle")
+    for col, row in [(5, 7), (0, 0), (6, 7), (0, 14), (7, 7), (14, 0)]:
+        free.push(free.move_at(col, row))
+    won = Searcher(Position.from_board(free), width=8, pruning=True, extend_fours=False).search(max_depth=2)
+    assert won.score >= WIN - 100

@@ -43,6 +43,7 @@ class EngineSettings:
     # when the search scores every move lost, the safety check also looks for the opponent's VCT of
     # up to this many threats, so that a move the threat solvers cannot refute is played
     lost_vct: int = 0
+    extend_fours: bool = True  # a four in the search uses up no depth (see :mod:`.search`)
     book: bool = False  # play the opening book's move where it has one (:mod:`.book`)
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
     random_only: bool = False  # a random point within two of a stone, nothing more (the beginner)
@@ -58,7 +59,8 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # stopped.  Levels 2..5 choose one ply by pattern value with a falling chance of a random pick
 # among the twelve best-looking points; 6 adds its own VCF and a safety check; 7 and 8 search 2
 # and 4 plies (width 8), 9 searches 6 plies at width 10; 10 searches as deep as its time allows
-# over the best 12 candidates with the largest threat budgets, and plays the opening book's move
+# over the best 12 candidates with the largest threat budgets, without the four extension that
+# levels 7-9 keep (a four costs it a ply: it reaches two to four plies deeper), and plays the opening book's move
 # where it has one (:mod:`.book`: the first moves after the match family's three-stone openings,
 # to White's eighth stone in the balanced ones, each chosen by a search of 5-6 s, twelve to sixteen
 # times a move's length at 0.5 s a turn).
@@ -81,7 +83,7 @@ LEVELS: dict[int, EngineSettings] = {
     8: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
     9: EngineSettings(seconds=1.5, max_depth=6, width=10, vcf_nodes=10_000, vct_nodes=5_000, safety_nodes=2_000),
     10: EngineSettings(seconds=4.0, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000, lost_vct=6,
-                       book=True),
+                       book=True, extend_fours=False),
 }
 
 
@@ -313,7 +315,7 @@ class GomokuEngine:
         # a tenth of the time is kept for checking that the chosen move leaves no forced loss
         search_deadline = deadline if st.safety_nodes == 0 else started + (deadline - started) * 0.9
         searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES,
-                            pruning=True, keep_table=True)
+                            pruning=True, keep_table=True, extend_fours=st.extend_fours)
         result = searcher.search(max_depth=max_depth)
         nodes += result.nodes
         scores = result.root_scores or [(result.best, result.score)]

@@ -61,8 +61,9 @@ LMR_AFTER = 3  # calm moves (see negamax) after the first three are reduced by o
 LMR_MORE_AFTER = 8  # ... and after the first eight by two
 VCF_THREATS = 6  # quiet moves a VCT attacker node tries for the VCF they may threaten
 
-# opts: the search's settings (candidate width, pruning on, threat nodes per VCF check, table age)
-_OPT_WIDTH, _OPT_PRUNE, _OPT_VCF, _OPT_AGE = 0, 1, 2, 3
+# opts: the search's settings (candidate width, pruning on, threat nodes per VCF check, table age,
+# fours extended)
+_OPT_WIDTH, _OPT_PRUNE, _OPT_VCF, _OPT_AGE, _OPT_EXTEND = 0, 1, 2, 3, 4
 
 _NONE, _OVERLINE, _DOUBLE_FOUR, _DOUBLE_THREE = 0, 1, 2, 3
 STACK = 128  # columns of the position's scratch rows (``B[12]``): a VCF's levels, at most STACK - 1
@@ -1070,6 +1071,7 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
             return 0
     pvlen[ply] = 0
     prune = opts[_OPT_PRUNE] != 0
+    extend = opts[_OPT_EXTEND] != 0
     me = turn
     opp = 3 - me
     c = me - 1
@@ -1088,7 +1090,7 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
         if depth <= 0 or ply >= MAXPLY - 2:
             if prune and my_fours > 0 and ply < MAXPLY - 2:
                 # at the horizon, our own VCF where we have a four to start one (inside the
-                # tree the search's own four extensions find it)
+                # tree the search plays the fours itself)
                 k = _vcf_check(B, box, zkeys, h, me, ctl, vctl, deadline, lines, ply + 1, vcf_fail, saved, moves,
                                sortkeys, opts[_OPT_VCF])
                 if k > 0:
@@ -1144,7 +1146,7 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
         if futile and searched > 0 and quiet:
             continue  # a quiet move at the frontier cannot lift a hopeless static value to alpha
         next_depth = depth if forced else depth - 1
-        if ply < EXTEND_PLIES and mine >= P.BLOCK4:
+        if extend and ply < EXTEND_PLIES and mine >= P.BLOCK4:
             next_depth = max(next_depth, depth)  # threat extension: a four does not use up depth
         reduce = 0
         if prune and depth >= 3 and searched >= LMR_AFTER and calm and not threatened:
