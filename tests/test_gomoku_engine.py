@@ -22,10 +22,10 @@ from tabletop.ai.gomoku import (
 )
 from tabletop.ai.gomoku import kernels as K
 from tabletop.ai.gomoku import patterns as P
+from tabletop.ai.gomoku.book import line_board
 from tabletop.ai.gomoku.engine import LEVELS, GomokuEngine, opponent_wins_after, safe_first
 from tabletop.ai.gomoku.position import keys_array
 from tabletop.ai.gomoku.search import Searcher
-from tabletop.games import new_board
 from tabletop.games.core import BLACK
 from tabletop.games.mnk import gomoku
 from tabletop.players import player
@@ -320,9 +320,7 @@ VCT_AFTER_J8 = ["h8", "g9", "k9", "i7", "k7", "g7", "g6", "h9", "k8", "k10", "k6
 
 
 def test_the_safety_check_sees_a_vct_the_vcf_check_misses() -> None:
-    board = new_board("gomoku", {"rule": "freestyle"})
-    for text in VCT_AFTER_J8:
-        board.push(board.parse_move(text))
+    board = line_board("freestyle", VCT_AFTER_J8)
     pos = Position.from_board(board)
     j8, e9 = (pos.point(m.col, m.row) for m in (board.parse_move("j8"), board.parse_move("e9")))
     assert not opponent_wins_after(pos, j8, 20_000)  # no VCF for Black
@@ -340,9 +338,7 @@ ALL_LOST_BY_SEARCH = ["h8", "g9", "j7", "h9", "j9", "g10", "g7", "i10", "f6", "i
 
 @pytest.mark.parametrize("lost_vct", [0, 6])
 def test_a_position_the_search_calls_lost_gets_a_move_the_threat_solvers_cannot_refute(lost_vct: int) -> None:
-    board = new_board("gomoku", {"rule": "renju"})
-    for text in ALL_LOST_BY_SEARCH:
-        board.push(board.parse_move(text))
+    board = line_board("renju", ALL_LOST_BY_SEARCH)
     # with fours extended (levels 7-9's search) four plies see the loss of every move and rank
     # a move a VCT refutes first; level 10's own search ranks j11 first at eight plies
     engine = GomokuEngine(replace(LEVELS[10], lost_vct=lost_vct, extend_fours=True))
@@ -356,9 +352,7 @@ def test_a_position_the_search_calls_lost_gets_a_move_the_threat_solvers_cannot_
 
 def test_level_10s_search_ranks_the_move_no_solver_refutes_first_in_the_lost_position() -> None:
     # level 10 (fours not extended) sees the loss of every move at eight plies, and j11 resists longest
-    board = new_board("gomoku", {"rule": "renju"})
-    for text in ALL_LOST_BY_SEARCH:
-        board.push(board.parse_move(text))
+    board = line_board("renju", ALL_LOST_BY_SEARCH)
     analysis = GomokuEngine(replace(LEVELS[10], lost_vct=0)).analyse(board, Limit(depth=8))
     assert analysis.depth == 8 and analysis.scores[0].score <= -900_000
     assert analysis.scores[0].move == board.parse_move("j11")

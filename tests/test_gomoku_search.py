@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from gomoku_boards import random_board
 from gomoku_reference_search import Searcher as ReferenceSearcher
+from tabletop.ai.gomoku.book import line_board
 from tabletop.ai.gomoku.position import Position
 from tabletop.ai.gomoku.search import WIN, Searcher
 from tabletop.games.mnk import gomoku
@@ -58,12 +59,16 @@ def test_a_search_stopped_anywhere_leaves_the_position_as_it_was(seed: int, ston
     assert pos.cells[result.best] == 0  # an empty point
 
 
-def test_forced_win_is_scored_as_a_win_with_its_line() -> None:
-    # Black: an open three on row 7 with White scattered; Black to move makes an open four
+def open_three_to_move() -> Position:
+    """Black: an open three on row 7 with White scattered; Black to move makes an open four."""
     board = gomoku(15, "freestyle")
     for col, row in [(5, 7), (0, 0), (6, 7), (0, 14), (7, 7), (14, 0)]:
         board.push(board.move_at(col, row))
-    pos = Position.from_board(board)
+    return Position.from_board(board)
+
+
+def test_forced_win_is_scored_as_a_win_with_its_line() -> None:
+    pos = open_three_to_move()
     result = Searcher(pos, width=8).search(max_depth=4)
     assert result.score >= WIN - 100
     assert pos.col_row(result.best)[1] == 7 and pos.col_row(result.best)[0] in (4, 8)
@@ -131,10 +136,7 @@ FOURS_ON_BOARD = "h8 f10 j7 g11 g7 e9 d8 j8 h7 i7 h6 h5 f6 h12 i13 i9"
 
 
 def test_without_the_four_extension_a_four_and_its_block_cost_one_ply() -> None:
-    board = gomoku(15, "renju")
-    for text in FOURS_ON_BOARD.split():
-        board.push(board.parse_move(text))
-    pos = Position.from_board(board)
+    pos = Position.from_board(line_board("renju", FOURS_ON_BOARD.split()))
     before = snapshot(pos)
     extended = Searcher(pos, width=12, pruning=True).search(max_depth=6)
     plain = Searcher(pos, width=12, pruning=True, extend_fours=False).search(max_depth=6)
@@ -148,10 +150,7 @@ def test_without_the_four_extension_a_four_and_its_block_cost_one_ply() -> None:
     deeper = Searcher(pos, width=12, pruning=True, extend_fours=False).search(max_depth=8)
     assert deeper.score >= WIN - 100 and deeper.best == extended.best
     assert deeper.nodes * 10 < extended.nodes, (deeper.nodes, extended.nodes)
-    # the extension off, a forced win beyond the nominal depth is still found: Black's open
-    # three on row 7 is a four and a five two plies on, the horizon's VCF check sees them
-    free = gomoku(15, "freestyle")
-    for col, row in [(5, 7), (0, 0), (6, 7), (0, 14), (7, 7), (14, 0)]:
-        free.push(free.move_at(col, row))
-    won = Searcher(Position.from_board(free), width=8, pruning=True, extend_fours=False).search(max_depth=2)
+    # the extension off, the open four Black makes from its open three is still scored as won
+    # (White cannot block both of its five points)
+    won = Searcher(open_three_to_move(), width=8, pruning=True, extend_fours=False).search(max_depth=2)
     assert won.score >= WIN - 100
