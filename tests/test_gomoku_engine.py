@@ -356,3 +356,22 @@ def test_level_10s_search_ranks_the_move_no_solver_refutes_first_in_the_lost_pos
     analysis = GomokuEngine(replace(LEVELS[10], lost_vct=0)).analyse(board, Limit(depth=8))
     assert analysis.depth == 8 and analysis.scores[0].score <= -900_000
     assert analysis.scores[0].move == board.parse_move("j11")
+
+
+# A renju game level 10 (Black) lost to 618f311's engine at 1 s a move, four times in one match
+# (seed 33): at six plies level 10's search ranks e6 first, after which White has a VCT of up to four
+# threats and no VCF, so the VCF check alone passes it.
+VCT_AFTER_E6 = ["h8", "h9", "h6", "g8", "g9", "i8", "i7", "j6", "f10", "e11", "j8", "k9", "j10", "k11", "g7", "k10",
+                "k12", "k7", "k8", "f7"]
+
+
+@pytest.mark.parametrize("safety_vct", [0, 4])
+def test_the_safety_check_of_every_move_passes_no_move_that_leaves_the_opponent_a_vct(safety_vct: int) -> None:
+    board = line_board("renju", VCT_AFTER_E6)
+    analysis = GomokuEngine(replace(LEVELS[10], safety_vct=safety_vct)).analyse(board, Limit(depth=6))
+    assert abs(analysis.scores[0].score) < 900_000  # no side is lost or winning within six plies
+    pos = Position.from_board(board)
+    move = analysis.scores[0].move
+    refuted = opponent_wins_after(pos, pos.point(move.col, move.row), LEVELS[10].safety_nodes, vct_threats=4)
+    assert refuted is (safety_vct == 0)
+    assert (move == board.parse_move("e6")) is (safety_vct == 0)

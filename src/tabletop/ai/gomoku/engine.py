@@ -43,6 +43,9 @@ class EngineSettings:
     # when the search scores every move lost, the safety check also looks for the opponent's VCT of
     # up to this many threats, so that a move the threat solvers cannot refute is played
     lost_vct: int = 0
+    # the safety check also looks for the opponent's VCT of up to this many threats after every
+    # move it passes (0: only where the search scores every move lost, with ``lost_vct``)
+    safety_vct: int = 0
     extend_fours: bool = True  # a four in the search uses up no depth (see :mod:`.search`)
     book: bool = False  # play the opening book's move where it has one (:mod:`.book`)
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
@@ -69,9 +72,11 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # unplayed for many moves in Renju; level 8 leaves it off; level 9 has a small budget (with the
 # learned evaluation, 6 plies at width 8 without one scored only 61-63 % against level 8) and
 # level 10 the largest.  A claimed VCT is played only after vct_holds has found that it holds
-# against every defender reply.  When its search scores every move lost, level 10's safety check
-# also looks for the opponent's VCT (lost_vct), so that it plays a move the threat solvers cannot
-# refute rather than the first the VCF check passes.
+# against every defender reply.  Level 10's safety check looks, after the move its search chose,
+# for the opponent's VCF and its VCT of up to four threats (safety_vct), and plays the best-ranked
+# move that leaves neither: the search's horizon VCF check does not see a VCT that starts with
+# threes.  When its search scores every move lost, the check goes to six threats (lost_vct), so
+# that it plays a move the threat solvers cannot refute rather than the first the VCF check passes.
 LEVELS: dict[int, EngineSettings] = {
     1: EngineSettings(random_only=True, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     2: EngineSettings(greedy_only=True, blunder=0.85, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
@@ -83,7 +88,7 @@ LEVELS: dict[int, EngineSettings] = {
     8: EngineSettings(seconds=0.8, max_depth=4, width=8, vcf_nodes=5_000, vct_nodes=0, safety_nodes=1_000),
     9: EngineSettings(seconds=1.5, max_depth=6, width=10, vcf_nodes=10_000, vct_nodes=5_000, safety_nodes=2_000),
     10: EngineSettings(seconds=4.0, width=12, vcf_nodes=40_000, vct_nodes=20_000, safety_nodes=5_000, lost_vct=6,
-                       book=True, extend_fours=False),
+                       book=True, extend_fours=False, safety_vct=4),
 }
 
 
@@ -94,8 +99,9 @@ def turn_seconds(timeout_turn_ms: int | None, timeout_match_ms: int | None, time
     ``timeout_turn`` 0 means "as fast as possible"; the match budget is spread
     over the moves a game still has (about 30 more for each side at most), and a
     safety margin covers the process and pipe overheads: a tenth of the turn and 20 ms (the
-    search stops at nine tenths of the budget and the safety check after it takes a few ms: at
-    500 ms a turn the replies took at most 0.40 s on a two-core machine with three busy processes).
+    search stops at nine tenths of the budget, or four fifths where the safety check looks for
+    VCTs, and the check may run 50 ms past the budget: at 500 ms a turn the replies took at most
+    0.40 s on a two-core machine with three busy processes).
     """
     budget = default
     if timeout_turn_ms is not None:
@@ -312,15 +318,17 @@ class GomokuEngine:
         if seconds <= 0:
             max_depth = 1
             deadline = started + 0.5
-        # a tenth of the time is kept for checking that the chosen move leaves no forced loss
-        search_deadline = deadline if st.safety_nodes == 0 else started + (deadline - started) * 0.9
+        # a tenth of the time (a fifth with the VCT check) is kept for checking that the chosen move
+        # leaves no forced loss
+        search_deadline = deadline if st.safety_nodes == 0 else started + (deadline - started) * (
+            0.8 if st.safety_vct else 0.9)
         searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES,
                             pruning=True, keep_table=True, extend_fours=st.extend_fours)
         result = searcher.search(max_depth=max_depth)
         nodes += result.nodes
         scores = result.root_scores or [(result.best, result.score)]
         if st.safety_nodes > 0 and len(scores) > 1 and scores[0][1] < WIN - 100:
-            vct_threats = st.lost_vct if scores[0][1] <= -(WIN - 100) else 0
+            vct_threats = st.lost_vct if scores[0][1] <= -(WIN - 100) else st.safety_vct
             order = safe_first(pos, [p for p, _ in scores[:10]], st.safety_nodes, vct_threats,
                                deadline=deadline + 0.05)
             rank = {p: i for i, p in enumerate(order)}
