@@ -380,17 +380,14 @@ def test_the_safety_check_of_every_move_passes_no_move_that_leaves_the_opponent_
 @pytest.mark.parametrize("rule", ["freestyle", "standard", "caro", "renju"])
 def test_level_10_checks_every_move_for_the_opponents_vct_under_renju_only(rule: str,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    import tabletop.ai.gomoku.engine as engine_module
-
     asked: list[int] = []
-    real = engine_module.safe_first
 
     def recording(pos: Position, ranked: list[int], nodes: int, vct_threats: int = 0,
                   deadline: float | None = None, check: int = 8) -> list[int]:
         asked.append(vct_threats)
-        return real(pos, ranked, nodes, vct_threats, deadline, check)
+        return safe_first(pos, ranked, nodes, vct_threats, deadline, check)
 
-    monkeypatch.setattr(engine_module, "safe_first", recording)
+    monkeypatch.setattr("tabletop.ai.gomoku.engine.safe_first", recording)
     board = line_board(rule, ["h8", "h9", "i9", "g7", "j10"])
     GomokuEngine(replace(LEVELS[10], book=False)).analyse(board, Limit(depth=4))
     assert asked == [4 if rule == "renju" else 0]

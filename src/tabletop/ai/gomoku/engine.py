@@ -75,10 +75,10 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # against every defender reply.  Under renju level 10's safety check looks, after the move its
 # search chose, for the opponent's VCF and its VCT of up to four threats (safety_vct), and plays the
 # best-ranked move that leaves neither: the search's horizon VCF check does not see a VCT that
-# starts with threes (against 618f311 at 1 s: renju 89.0 % with it, 82.5 % without; freestyle 3.25
-# points lower with it, so freestyle, standard and caro keep the VCF check).  When its search scores every
-# move lost, the check goes to six threats (lost_vct), so that it plays a move the threat solvers
-# cannot refute rather than the first the VCF check passes.
+# starts with threes (against 618f311 at 1 s: renju 89.0 % with it, 82.5 % without; freestyle
+# 3.25 points lower with it, so freestyle, standard and caro keep the VCF check).  When its search
+# scores every move lost, the check goes to six threats (lost_vct), so that it plays a move the
+# threat solvers cannot refute rather than the first the VCF check passes.
 LEVELS: dict[int, EngineSettings] = {
     1: EngineSettings(random_only=True, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
     2: EngineSettings(greedy_only=True, blunder=0.85, vcf_nodes=0, vct_nodes=0, safety_nodes=0),
