@@ -26,14 +26,14 @@ export function bindControls() {
   });
   $("hint").addEventListener("click", () => {
     $("hint").disabled = true;
-    say("Thinking about a hint…", 0, "info");
+    say("Thinking about a hint…", 0, "info", "position");
     game.conn.send({ type: "hint" });
     clearTimeout(game.hintTimer);
     // an engine that cannot analyse this variant never answers; give the button back
     game.hintTimer = setTimeout(() => {
       if (!$("hint").disabled) return;
       $("hint").disabled = false;
-      say("No hint came back for this position.", 5000, "info");
+      say("No hint came back for this position.", 5000, "info", "position");
     }, 15000);
   });
   const rematch = () => {

@@ -5,19 +5,24 @@ export const $ = (id) => document.getElementById(id);
 
 let messageTimer = null;
 
-/** Show a line under the board; tone "error" for a refusal, "info" for news. */
-export function say(text, ms = 5000, tone = "error") {
+/** Show a line under the board; tone "error" for a refusal, "info" for news.
+ * ``about`` says what the line describes, so that it goes when that changes:
+ * "position" (a refusal or a pass: gone with the next move or undo), "presence"
+ * (who is in the room: replaced when someone comes or goes) or "event" (news
+ * that stays true, such as an accepted takeback: it only times out). */
+export function say(text, ms = 5000, tone = "error", about = tone === "error" ? "position" : "event") {
   const box = $("message");
   box.textContent = text;
   box.dataset.tone = tone;
+  box.dataset.about = about;
   clearTimeout(messageTimer);
   if (ms) messageTimer = setTimeout(() => { box.textContent = ""; }, ms);
 }
 
-/** Take a refusal off the line once the position it was about has changed. */
-export function clearError() {
+/** Take the line off once what it describes (``about``, as given to say) has changed. */
+export function clearNote(about) {
   const box = $("message");
-  if (box.dataset.tone !== "error") return;
+  if (box.dataset.about !== about) return;
   clearTimeout(messageTimer);
   box.textContent = "";
 }

@@ -2,10 +2,10 @@
 // an undo, the end, requests and presence.  Each handler changes the state and
 // redraws; anything it cannot apply by itself is fetched again (refreshSoon).
 
-import { $, clearError, say } from "/web/dom.js";
+import { $, clearNote, say } from "/web/dom.js";
 import { parsePosition, squareAt } from "/web/board.js";
 import { saveSeat } from "/web/net.js";
-import { game, COLORS, SQUARE, mine, colorName, isLocal, isPlayer, lastPlacement } from "/web/state.js";
+import { game, COLORS, SQUARE, mine, colorName, isLocal, isPlayer, lastPlacement, seatConnected } from "/web/state.js";
 import { setRoom, refreshSoon } from "/web/room.js";
 import { positionText } from "/web/replay.js";
 import { render } from "/web/render.js";
@@ -32,7 +32,10 @@ export function onFrame(frame) {
       if (frame.seats && game.room && game.room.seats) {
         for (const [color, connected] of Object.entries(frame.seats)) {
           const seat = game.room.seats[color];
-          if (seat && typeof seat === "object") seat.connected = Boolean(connected);
+          if (!seat || typeof seat !== "object") continue;
+          const was = seatConnected(color);
+          seat.connected = Boolean(connected);
+          if (was !== seat.connected) presenceChanged(color, seat.connected);
         }
       }
       render();
@@ -63,7 +66,7 @@ function onError(frame) {
   }
   if (frame.code === "rate_limited" && game.conn.rateLimited(frame)) return; // resent in a second
   if (frame.code === "bad_token") {
-    say("This browser's seat is no longer valid; you are watching.", 0);
+    say("This browser's seat is no longer valid; you are watching.", 0, "error", "event");
     return;
   }
   if (frame.code === "nothing_to_redo") game.undone = [];
@@ -165,7 +168,7 @@ function onEvent(event, version) {
       break;
     case "seat_joined":
       if (isPlayer() && !isLocal() && !mine(event.color)) {
-        say(`Your opponent has joined: ${colorName(event.color)} is here.`, 8000, "info");
+        say(`Your opponent has joined: ${colorName(event.color)} is here.`, 8000, "info", "presence");
       }
       refreshSoon();
       break;
@@ -196,7 +199,7 @@ function movePlayed(event) {
   game.best = null;
   game.thinking = null;
   game.flips = new Set();
-  clearError();
+  clearNote("position");
   // a move that Redo brings back leaves the rest redoable; any other move ends the redo line
   if (game.redoing && game.undone.length) game.undone.pop();
   else game.undone = [];
@@ -230,7 +233,7 @@ function moveUndone(event) {
   room.outcome = null;
   game.resultShown = false;
   if (event.move) game.undone.push(event.move);
-  clearError();
+  clearNote("position");
   game.hints = new Map();
   game.flips = new Set();
   const known = game.positions.get(moves.length);
@@ -244,8 +247,27 @@ function moveUndone(event) {
   render();
 }
 
+/** The opponents' seats this page saw lose their connection: one that connects again is "back". */
+const wentAway = new Set();
+
+/** The opponent's seat lost or found its connection: the line under the board says
+ * so, replacing an older word about who is here (a player who left has not "joined"). */
+function presenceChanged(color, connected) {
+  if (!isPlayer() || isLocal() || mine(color) || game.room.seats[color].kind !== "human") return;
+  if (game.room.outcome) {
+    clearNote("presence");
+    return;
+  }
+  if (!connected) {
+    wentAway.add(color);
+    say(`Your opponent has left: ${colorName(color)} is away until they come back.`, 0, "info", "presence");
+  } else if (wentAway.has(color)) {
+    say(`Your opponent is back: ${colorName(color)} is here.`, 8000, "info", "presence");
+  }
+}
+
 function announcePass(color) {
-  say(`${colorName(color)} has no move and passes.`, 6000, "info");
+  say(`${colorName(color)} has no move and passes.`, 6000, "info", "position");
 }
 
 function followRematch(event) {

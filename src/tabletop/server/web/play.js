@@ -27,7 +27,7 @@ export async function initPlay(roomId) {
         : error instanceof ApiError && error.status === 404
           ? "There is no such game."
           : `Could not join (${error.message}); you are watching.`;
-      say(why, 0);
+      say(why, 0, "error", "event");
     }
   }
   if (invite) history.replaceState(null, "", `/play/${encodeURIComponent(roomId)}`);

@@ -181,8 +181,8 @@ export function showHint(analysis) {
   }
   game.best = (analysis.scores && analysis.scores[0] && analysis.scores[0].move) || (analysis.pv || [])[0] || null;
   const side = game.room.turn || game.pos.turn;
-  if (game.best) say(`Hint: ${game.best} (${hintWords(scoreOf(analysis, game.best), side)}).`, 8000, "info");
-  else say("No hint for this position.", 5000, "info");
+  if (game.best) say(`Hint: ${game.best} (${hintWords(scoreOf(analysis, game.best), side)}).`, 8000, "info", "position");
+  else say("No hint for this position.", 5000, "info", "position");
   render();
 }
 
