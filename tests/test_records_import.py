@@ -71,6 +71,29 @@ def test_a_transcript_is_reversi_then_gomoku_unless_the_game_is_given(client: Te
     assert read(client, text="b2 a1", game="tictactoe")["games"][0]["game"] == "tictactoe"
 
 
+# A random Othello game with its move 23 (e7) swapped with its move 26 (a4): as Reversi,
+# a4 flips no disc there; as Gomoku on 15x15, all 60 squares are distinct and no five forms.
+OTHELLO_WITH_ILLEGAL_MOVE_23 = (
+    "d3c5f6e3f3g7c6f2e6c3b5f5g5g6g4g3e2f4b3a3h2h3a4e7d6f1b2b7d7d8"
+    "b4h1e1c1c2a5a1b1h8d2h5b6f7h6h7d1a2g8f8e8a7c4c8a6c7a8h4b8g1g2"
+)
+
+
+def test_an_othello_transcript_with_an_illegal_move_says_why_and_is_not_read_as_gomoku(client: TestClient) -> None:
+    text = OTHELLO_WITH_ILLEGAL_MOVE_23
+    assert read(client, text=text, game="gomoku")["games"][0]["moves"][22] == "a4"  # Gomoku alone would read it
+    answer = client.post("/api/records/import", json={"text": text})
+    assert answer.status_code == 400, answer.text
+    message = answer.json()["message"]
+    assert "line 1, column 45: move 23 (a4) is illegal" in message
+    assert "choose Gomoku" in message
+    # a transcript that no Reversi reading fits is still Gomoku: squares off 8x8, no Reversi opening
+    assert read(client, text="h8 h9 i8 g8 j8")["games"][0]["game"] == "gomoku"
+    # a Reversi game with a square off the board, after a Reversi opening, keeps the Reversi error
+    answer = client.post("/api/records/import", json={"text": "f5 d6 c3 i9"})
+    assert answer.status_code == 400 and "move 4 (i9)" in answer.json()["message"]
+
+
 @pytest.mark.parametrize(
     ("body", "where"),
     [

@@ -228,3 +228,16 @@ def test_the_import_panel_at_phone_width(page: Page, base_url: str) -> None:
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the page is {width} px wide at phone width"
     keep_shot(page, "import-record-phone")
+
+
+def test_an_othello_transcript_with_an_illegal_move_shows_the_reversi_error_not_a_gomoku_game(
+    page: Page, base_url: str
+) -> None:
+    from test_records_import import OTHELLO_WITH_ILLEGAL_MOVE_23
+
+    read_record(page, base_url, text=OTHELLO_WITH_ILLEGAL_MOVE_23)  # "Moves of" left at "Reversi or Gomoku"
+    error = page.locator("#import-error")
+    expect(error).to_contain_text("move 23 (a4) is illegal")
+    expect(error).to_contain_text("choose Gomoku")
+    expect(page.locator("#import-found")).to_be_hidden()
+    shot(page, "import-illegal-reversi-move")

@@ -27,7 +27,7 @@ from typing import Any
 
 from tabletop.records import GameRecord, RecordError, register_format, replay, result_from_board
 
-__all__ = ["read_transcripts", "write_transcripts"]
+__all__ = ["looks_like_reversi", "read_transcripts", "write_transcripts"]
 
 _TOKEN = re.compile(r"\s*(pass|pa|--|[a-zA-Z][0-9]{1,2})", re.IGNORECASE)
 
@@ -57,6 +57,38 @@ def read_transcripts(
         record.result = result_from_board(replay(record, locations))
         records.append(record)
     return records
+
+
+_REVERSI_FIRST_MOVES = frozenset({"d3", "c4", "f5", "e6"})
+
+
+def looks_like_reversi(text: str) -> bool:
+    """Whether a transcript that names no game is meant as Reversi: every square of it
+    fits the 8x8 board (a1 to h8, or a pass), or every game opens with one of Reversi's
+    four first moves.  Only a transcript that is neither reads sensibly as Gomoku alone.
+
+    >>> looks_like_reversi("f5d6c3d3c4f4"), looks_like_reversi("h8 i9 j10")
+    (True, False)
+    >>> looks_like_reversi("f5 d6 c3 i9")
+    True
+    """
+    all_fit = True
+    first_moves = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        tokens = [match.group(1).lower() for match in _TOKEN.finditer(stripped)]
+        if tokens:
+            first_moves.append(tokens[0])
+        for token in tokens:
+            if token in ("pass", "pa", "--"):
+                continue
+            if not ("a" <= token[0] <= "h" and token[1:].isdigit() and 1 <= int(token[1:]) <= 8):
+                all_fit = False
+    if not first_moves:
+        return True
+    return all_fit or all(move in _REVERSI_FIRST_MOVES for move in first_moves)
 
 
 def write_transcripts(records: Sequence[GameRecord]) -> str:

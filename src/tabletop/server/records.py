@@ -18,6 +18,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from tabletop import records
+from tabletop.records.transcript import looks_like_reversi
 
 if TYPE_CHECKING:
     from tabletop.server.rooms import Room
@@ -79,16 +80,26 @@ def import_records(
 ) -> list[records.GameRecord]:
     """The games of ``text`` in format ``fmt``; raises :class:`~tabletop.records.RecordError`.
 
-    A transcript that names no ``game`` is read as Reversi, then as Gomoku; when
-    neither reads, the error is the one that got further into the text."""
+    A transcript that names no ``game`` is read as Reversi.  When that fails, it is read
+    as Gomoku only if nothing in it says Reversi (a square off the 8x8 board, and a game
+    that does not open with a Reversi first move); otherwise the Reversi error stands,
+    with a word on how to read the text as Gomoku.  When neither game reads, the
+    error is the one that got further into the text."""
     if fmt == "transcript" and game is None:
-        failures: list[records.RecordError] = []
-        for tried in ("reversi", "gomoku"):
+        try:
+            return _some(records.read(text, fmt, "reversi", options))
+        except records.RecordError as as_reversi:
+            if looks_like_reversi(text):
+                raise records.RecordError(
+                    f"{as_reversi.reason} (read as Reversi, since its moves fit an 8x8 board; "
+                    "to read it as Gomoku, choose Gomoku under \"Moves of\")",
+                    as_reversi.line,
+                    as_reversi.column,
+                ) from None
             try:
-                return _some(records.read(text, fmt, tried, options))
-            except records.RecordError as exc:
-                failures.append(exc)
-        raise max(failures, key=lambda e: (e.line, e.column))
+                return _some(records.read(text, fmt, "gomoku", options))
+            except records.RecordError as as_gomoku:
+                raise max(as_reversi, as_gomoku, key=lambda e: (e.line, e.column)) from None
     return _some(records.read(text, fmt, game, options))
 
 
