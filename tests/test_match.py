@@ -122,3 +122,24 @@ def test_rematch_swaps_colours() -> None:
     m = Match(tictactoe(), {BLACK: "human", WHITE: "level:3"})
     r = m.rematch(tictactoe())
     assert r.seats[BLACK].kind == "level:3" and r.seats[WHITE].kind == "human"
+
+
+def test_redo_after_undoing_past_a_forced_pass_brings_back_every_move() -> None:
+    from tabletop.games import new_board
+
+    # White's b1 leaves Black without a move: the match plays Black's pass
+    m = Match(new_board("reversi", {"size": 6}, position="X-XXX-/OXXXX-/OOXOX-/OOOXX-/OOOO-X/OOOOO- O"))
+    m.start()
+    m.play(WHITE, "b1")
+    assert [str(x) for x in m.board.move_stack] == ["b1", "pass"]
+    reply = str(m.board.legal_moves[0])
+    m.play(WHITE, reply)
+    m.undo()
+    m.undo()  # back past the pass to the start
+    assert m.board.move_stack == []
+    assert [str(x) for x in m.redo()] == ["b1"]
+    assert [str(x) for x in m.redo()] == [reply]
+    assert [str(x) for x in m.board.move_stack] == ["b1", "pass", reply]
+    with pytest.raises(MatchError) as err:
+        m.redo()
+    assert err.value.code == "nothing_to_redo"

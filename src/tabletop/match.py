@@ -476,17 +476,30 @@ class Match:
         replayed: list[Move] = []
         saved = self._redo
         self._redo = []
-        while saved:
-            m = saved.pop()
-            color = self.board.turn
-            if m.is_pass and self.board.legal_moves == [PASS] and replayed:
-                continue  # forced passes are replayed by _after_move
-            self.play(color, m)
-            replayed.append(m)
-            if self.seats[self.board.turn].is_human or self.is_over():
-                break
-        self._redo = saved
+        try:
+            while saved:
+                self._drop_replayed_passes(saved)
+                if not saved:
+                    break
+                m = saved.pop()
+                try:
+                    self.play(self.board.turn, m)
+                except MatchError:
+                    saved.append(m)  # a refused move stays redoable with the rest
+                    raise
+                replayed.append(m)
+                if self.seats[self.board.turn].is_human or self.is_over():
+                    break
+            self._drop_replayed_passes(saved)
+        finally:
+            self._redo = saved
         return replayed
+
+    def _drop_replayed_passes(self, saved: list[Move]) -> None:
+        """A forced pass on the redo line that the move before it already brought back
+        (``auto_pass``): the side to move now has placements, so the pass is not played."""
+        while saved and saved[-1].is_pass and not (self.board.legal_moves == [PASS] and not self.is_over()):
+            saved.pop()
 
     # -- takebacks (online) ---------------------------------------------------------------------------
     def request_takeback(self, color: Color) -> None:
