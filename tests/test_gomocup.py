@@ -338,3 +338,30 @@ def test_manager_sends_a_set_up_position_as_board() -> None:
         board.push(move)
         board.push(level_player(5).choose(board))
         assert board.is_legal(external.choose(board.copy(), Limit(seconds=2)))  # and again, after RESTART
+
+
+RECORDER = """
+import sys
+with open(sys.argv[1], "w") as heard:
+    for line in sys.stdin:
+        heard.write(line.strip() + "\\n")
+        heard.flush()
+        cmd = line.strip().split(" ")[0].upper()
+        if cmd == "YXSHOWINFO":
+            print("MESSAGE details on", flush=True)
+        elif cmd == "START":
+            print("OK", flush=True)
+        elif cmd in ("BEGIN", "TURN"):
+            print("0,0", flush=True)
+        elif cmd == "END":
+            break
+"""
+
+
+def test_start_lines_reach_a_fresh_engine_before_the_rule_and_start(tmp_path: Path) -> None:
+    script, heard = tmp_path / "recorder.py", tmp_path / "heard.txt"
+    script.write_text(textwrap.dedent(RECORDER))
+    with GomocupPlayer(f"{sys.executable} {script} {heard}", start_lines=("YXSHOWINFO",)) as player:
+        assert player.choose(gomoku(15, "renju"), Limit(seconds=1)) == gomoku(15).move_at(0, 0)
+        assert "MESSAGE details on" in player.notes
+    assert heard.read_text().splitlines()[:3] == ["YXSHOWINFO", "INFO rule 4", "START 15"]

@@ -154,3 +154,13 @@ def test_without_the_four_extension_a_four_and_its_block_cost_one_ply() -> None:
     # (White cannot block both of its five points)
     won = Searcher(open_three_to_move(), width=8, pruning=True, extend_fours=False).search(max_depth=2)
     assert won.score >= WIN - 100
+
+
+def test_each_completed_depth_is_reported_once_in_order() -> None:
+    pos = Position.from_board(random_board("freestyle", 14, 3))
+    seen: list[tuple[int, int]] = []
+    result = Searcher(pos, width=8, tt_entries=1 << 16,
+                      on_depth=lambda r: seen.append((r.depth, r.nodes))).search(max_depth=6)
+    assert [depth for depth, _ in seen] == [2, 4, 6][:len(seen)]
+    assert seen and seen[-1][0] == result.depth
+    assert [nodes for _, nodes in seen] == sorted(nodes for _, nodes in seen)  # the running count, never less

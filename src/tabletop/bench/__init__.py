@@ -21,7 +21,8 @@ def add_gomoku_match_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also play N games against gomoku-terminal's hard AI (installed into .bench-envs/)")
     parser.add_argument("--vs-mcts", type=int, default=0, metavar="N",
                         help="also play N games (15x15 freestyle) against this project's mcts at ten times our time")
-    parser.add_argument("--think", type=float, default=2.0, help="our seconds per move in those games (default 2)")
+    parser.add_argument("--think", type=float, default=2.0,
+                        help="our seconds per move in those games, and the --vs engine's too (default 2)")
 
 
 def reference_python(root: Path, name: str, *requirements: str) -> Path:

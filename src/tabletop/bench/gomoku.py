@@ -20,6 +20,14 @@ never becomes a dependency of tabletop.
 Then, when ``tabletop.bench.gomoku_engine`` exists, its
 ``run_engine_bench(args)`` adds the engine figures.
 
+With ``--vs COMMAND`` it measures strength instead: our level 10 against an
+outside Gomocup (pbrain) engine, ``--games`` games of ``--rule`` at ``--think``
+seconds a move for both, played by :mod:`tabletop.tournament` exactly as
+``tabletop match gomoku --a level:10 --b gomocup:COMMAND`` plays them (balanced
+three-stone openings, colours swapped in pairs, a failing engine loses its
+game).  It prints the score beside both sides' seconds a move.  The README's
+"Sparring against Rapfi" says how to build the usual yardstick.
+
 This module only measures and prints; it must not change any rule.
 """
 
@@ -35,11 +43,15 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tabletop.bench import add_gomoku_match_arguments, reference_python
+from tabletop.errors import UsageError
 from tabletop.games import renju
 from tabletop.games.mnk import Board, RenjuBoard, gomoku
+
+if TYPE_CHECKING:
+    from tabletop.tournament import GameSpec
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +61,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     parser.add_argument("--no-engine", action="store_true", help="skip the engine figures")
     add_gomoku_match_arguments(parser)
+    parser.add_argument("--vs", default=None, metavar="COMMAND",
+                        help="instead of the speed figures, play level 10 against this Gomocup engine command "
+                             "(as tabletop match --b gomocup:COMMAND) and print the score and the seconds a move")
+    parser.add_argument("--games", type=int, default=10, help="games of the --vs match (default 10)")
+    parser.add_argument("--rule", default="freestyle", help="rule of the --vs match: freestyle (default), "
+                                                            "standard, renju or caro")
+    parser.add_argument("--jobs", type=int, default=1, help="games of the --vs match played at once (default 1)")
+    parser.add_argument("--log", default=None, metavar="FILE",
+                        help="write each --vs game to FILE (JSON lines) as it ends, as tabletop match --log")
     parser.add_argument(
         "--judge-check",
         type=int,
@@ -154,7 +175,64 @@ def judge_check(count: int, seed: int) -> dict[str, Any]:
     return report
 
 
+def versus_specs(command: str, games: int, rule: str, think: float, seed: int) -> list[GameSpec]:
+    """The games of level 10 against ``gomocup:COMMAND``, as ``tabletop match`` schedules them."""
+    from tabletop.games import new_board
+    from tabletop.games.mnk import RULES
+    from tabletop.tournament import openings, schedule
+
+    if not command.strip():
+        raise UsageError("--vs needs an engine command")
+    if rule not in RULES:
+        raise UsageError(f"--rule {rule!r} is not a Gomoku rule (known: {', '.join(RULES)})")
+    if games < 1:
+        raise UsageError("--games must be at least 1")
+    if not think > 0:
+        raise UsageError(f"--think must be positive, not {think}")
+    options = {"rule": rule}
+    book = openings("gomoku", new_board("gomoku", options), (games + 1) // 2, seed)
+    return schedule("gomoku", options, "level:10", f"gomocup:{command}", games, book, think)
+
+
+def play_versus(args: argparse.Namespace) -> dict[str, Any]:
+    """Play the ``--vs`` match; its summary (``tabletop match --json``'s object) with the settings."""
+    from tabletop.tournament import GameLog, GameLogError, play_match
+
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    specs = versus_specs(args.vs, int(args.games), args.rule, float(args.think), int(args.seed))
+    try:
+        log = GameLog(args.log) if args.log else None
+        report = play_match(specs, int(args.jobs), log=log)
+    except (GameLogError, OSError) as exc:
+        raise UsageError(f"--log: {exc}") from None
+    summary = report.summary()
+    summary.update({"engine": args.vs, "rule": args.rule, "think": float(args.think), "jobs": int(args.jobs)})
+    return summary
+
+
+def print_versus(summary: dict[str, Any]) -> None:
+    print(f"tabletop bench gomoku: level 10 against {summary['engine']}")
+    print(f"  {summary['rule']}, {summary['think']:g} s a move each, {summary['jobs']} game(s) at a time")
+    print(f"  level 10 score {100 * summary['score']:5.1f} %   {summary['wins']} wins, {summary['draws']} draws, "
+          f"{summary['losses']} losses of {summary['games']}   Elo {summary['elo']:+.0f} "
+          f"[{summary['elo_low']:+.0f}, {summary['elo_high']:+.0f}]")
+    print(f"  seconds a move   level 10 {summary['a_seconds_per_move']:.3f}   engine "
+          f"{summary['b_seconds_per_move']:.3f}")
+    print(f"  Black won {summary['black_wins']}, White won {summary['white_wins']}")
+    for failure in summary["failures"]:
+        side = "level 10" if failure["player"] == "A" else "the engine"
+        print(f"  game {failure['game']} lost by {side} ({failure['color']}): {failure['kind']}: {failure['reason']}")
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.vs is not None:
+        summary = play_versus(args)
+        if args.json:
+            print(json.dumps(summary))
+        else:
+            print_versus(summary)
+        return 0
     results: dict[str, Any] = {}
     seconds = max(0.05, float(args.seconds))
     results["freestyle_playouts_per_s"] = playouts_per_second(lambda: gomoku(), seconds, args.seed)

@@ -453,11 +453,15 @@ class GomocupPlayer:
 
     ``reply_grace`` seconds are allowed beyond the turn time for process and
     pipe overheads; with no limit a reply may take ``default_seconds``.
+    ``start_lines`` are sent to each fresh engine before the rule and START: an
+    engine's own options (Rapfi's ``YXSHOWINFO`` makes it report every completed
+    depth in MESSAGE lines, which land in :attr:`notes`).
     """
 
     def __init__(self, command: str, default_seconds: float = 30.0, reply_grace: float = 2.0,
-                 start_seconds: float = 30.0) -> None:
+                 start_seconds: float = 30.0, start_lines: tuple[str, ...] = ()) -> None:
         self.command = command
+        self.start_lines = start_lines
         self.name = f"gomocup:{command}"
         self.default_seconds = default_seconds
         self.reply_grace = reply_grace
@@ -581,6 +585,8 @@ class GomocupPlayer:
     def _start_variant(self, variant: tuple[int, int, str]) -> None:
         """Tell a fresh engine the rule and the board size (START or RECTSTART) and wait for OK."""
         width, height, rule = variant
+        for line in self.start_lines:
+            self._send(line)
         self._send(f"INFO rule {RULE_BITS[rule]}")
         start = f"START {width}" if width == height else f"RECTSTART {width},{height}"
         self._send(start)

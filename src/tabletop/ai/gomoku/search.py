@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 import random
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -105,7 +106,8 @@ class Searcher:
     two, ``TT_ENTRY_BYTES`` an entry); ``deadline`` is a ``time.perf_counter()`` value.
     ``pruning`` turns on the strong engine's pruning (see the module's text);
     ``keep_table`` keeps the table's entries valid for the next search of the same
-    rule and width (the engine's moves in one game)."""
+    rule and width (the engine's moves in one game).  ``on_depth`` is called with the
+    result after each completed iteration (a benchmark times the depths with it)."""
 
     def __init__(
         self,
@@ -118,6 +120,7 @@ class Searcher:
         keep_table: bool = False,
         vcf_nodes: int = VCF_NODES,
         extend_fours: bool = True,
+        on_depth: Callable[[SearchResult], None] | None = None,
     ) -> None:
         self.pos = pos
         self.deadline = deadline
@@ -128,6 +131,7 @@ class Searcher:
         self.keep_table = keep_table
         self.vcf_nodes = vcf_nodes
         self.extend_fours = extend_fours
+        self.on_depth = on_depth
         self.nodes = 0
 
     def search(self, max_depth: int = 64) -> SearchResult:
@@ -187,7 +191,10 @@ class Searcher:
                     result.root_scores = [(best_line[0], alpha), *rest]
                 break
             scores.sort(key=lambda t: -t[1])
-            result = SearchResult(scores[0][0], scores[0][1], depth, self.nodes, best_line, scores)
+            result = SearchResult(scores[0][0], scores[0][1], depth, self.nodes, best_line, scores,
+                                  int(ctl[TNODES]))
+            if self.on_depth is not None:
+                self.on_depth(result)
             prev = scores[0][1]
             root_moves = [m for m, _ in scores]
             if abs(scores[0][1]) >= WIN - 100:

@@ -1,0 +1,72 @@
+"""``benchmarks/gomoku_vs_engine_speed.py`` reads an engine's own speed report as Rapfi prints it."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tabletop.games.mnk import gomoku
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "gomoku_vs_engine_speed.py"
+
+# Rapfi 0.43's lines after YXSHOWINFO (a depth re-searched is printed twice; a mate reads -M34)
+RAPFI_LIKE = """
+import sys
+details = False
+for line in sys.stdin:
+    cmd = line.strip().split(" ")[0].upper()
+    if cmd == "YXSHOWINFO":
+        details = True
+    elif cmd == "START":
+        print("OK", flush=True)
+    elif cmd == "DONE":
+        if details:
+            print("MESSAGE Depth 4-6 | Eval -31 | Time 7ms | J8 I6", flush=True)
+            print("MESSAGE Depth 6-14 | Eval -16 | Time 9ms | J8 F12", flush=True)
+            print("MESSAGE Depth 10-22 | Eval -117 | Time 166ms | J8 I10", flush=True)
+            print("MESSAGE Depth 10-22 | Eval -M34 | Time 972ms | J8 I10", flush=True)
+        print("MESSAGE Speed 164K | Depth 10-22 | Eval -M34 | Node 160K | Time 975ms", flush=True)
+        print("MESSAGE Bestline J8 I10", flush=True)
+        print("8,7", flush=True)
+    elif cmd == "END":
+        break
+"""
+
+
+@pytest.fixture(scope="module")
+def speed() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gomoku_vs_engine_speed", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_engines_report_gives_its_depths_nodes_and_time(speed: ModuleType, tmp_path: Path) -> None:
+    script = tmp_path / "rapfi_like.py"
+    script.write_text(textwrap.dedent(RAPFI_LIKE))
+    board = gomoku(15, "renju")
+    for move in ("h8", "h9", "i9"):
+        board.push(move)
+    side = speed.theirs(f"{sys.executable} {script}", board, 1.0, 0.0)
+    assert side.move == "i8"  # X 8, Y 7 from the top
+    assert side.reached == {4: 7.0, 6: 9.0, 10: 166.0}  # the first time depth 10 was completed
+    assert (side.depth, side.selective_depth, side.nodes, side.milliseconds) == (10, 22, 160_000, 975.0)
+    assert side.nodes_per_second == pytest.approx(160_000 / 0.975)
+
+
+def test_the_stored_positions_are_twenty_middle_games_of_each_rule(speed: ModuleType) -> None:
+    import json
+
+    data = json.loads(speed.POSITIONS.read_text())["positions"]
+    for rule in ("freestyle", "renju"):
+        assert len(data[rule]) == 20
+        for moves in data[rule]:
+            board = speed.replay(rule, moves)
+            assert 20 <= len(moves) <= 24 and not board.is_game_over()
