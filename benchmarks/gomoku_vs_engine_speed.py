@@ -16,7 +16,10 @@ games) it
   Eval E | Node N | Time T`` at the end.
 
 It prints one row per position and a summary per rule: nodes a second and the time each side took
-to complete depth 4, 6, 8 and 10.  The depths are each engine's own nominal depth: ours counts
+to complete depth 4, 6, 8 and 10.  Nodes a second are given by the clock and by the processor time
+the search got (ours: this process's; the engine's: its process's once it has ended, less what it
+takes to start): on a shared machine the second is the one to compare, the share of the processor
+each side got is printed beside it, and the times to a depth are by the clock.  The depths are each engine's own nominal depth: ours counts
 plies (even depths only, fours cost a ply at level 10); Rapfi's counts plies less its reductions
 and extensions, so equal numbers are not equal trees.  Nodes are not equal work either: one of
 Rapfi's nodes is a move made with its incremental evaluation, one of ours a node of the numba
@@ -217,7 +220,7 @@ def summarise(rule: str, rows: list[tuple[int, Side, Side]], seconds: float) -> 
         out[f"{name}_knps"] = median([s.nodes_per_second / 1000 for s in full])
         out[f"{name}_knps_cpu"] = median([s.nodes_per_cpu_second / 1000 for s in full])
         out[f"{name}_cpu_share"] = median([s.cpu_share for s in full])
-        out[f"{name}_depth"] = median([float(s.depth) for s in sides])
+        out[f"{name}_depth"] = median([float(s.depth) for s in full])
         for depth in DEPTHS:
             times = [s.reached[depth] for s in sides if depth in s.reached]
             out[f"{name}_ms_d{depth}"] = median(times)
@@ -227,11 +230,13 @@ def summarise(rule: str, rows: list[tuple[int, Side, Side]], seconds: float) -> 
     return out
 
 
-def position_row(index: int, plies: int, us: Side, them: Side) -> list[str]:
+def position_row(index: int, plies: int, us: Side, them: Side, seconds: float) -> list[str]:
+    """One position's cells; the processor figures only for a search that used at least half its time."""
     cells = [str(index), str(plies)]
     for side in (us, them):
-        cells += [f"{side.nodes_per_second / 1000:.0f}", f"{side.nodes_per_cpu_second / 1000:.0f}",
-                  f"{100 * side.cpu_share:.0f}"]
+        full = side.milliseconds >= 500 * seconds
+        cells += [f"{side.nodes_per_second / 1000:.0f}", f"{side.nodes_per_cpu_second / 1000:.0f}" if full else "-",
+                  f"{100 * side.cpu_share:.0f}" if full else "-"]
         if side is us:
             cells += [f"{us.threat_nodes / us.milliseconds:.0f}" if us.milliseconds else "-", str(us.depth)]
         else:
@@ -297,15 +302,15 @@ def main(argv: list[str] | None = None) -> int:
             us = ours(board, args.seconds)
             them = theirs(args.engine, board, args.seconds, start_seconds)
             rows.append((index, us, them))
-            print("| " + " | ".join(position_row(index, len(moves), us, them)) + " |", flush=True)
+            print("| " + " | ".join(position_row(index, len(moves), us, them, args.seconds)) + " |", flush=True)
         summary = summarise(rule, rows, args.seconds)
         summaries.append(summary)
         report["rules"][rule] = {
             "summary": summary,
             "positions": [{"moves": data[rule][i - 1], "ours": vars(u), "theirs": vars(t)} for i, u, t in rows],
         }
-    print("\nsummary: medians over the positions (speeds: over the searches that used at least half their time, "
-          "how many in brackets; ms to a depth: over those that completed it, how many in brackets)")
+    print("\nsummary: medians over the positions (speeds and depth: over the searches that used at least half "
+          "their time, how many in brackets; ms to a depth: over those that completed it, how many in brackets)")
     head = ["rule", "kN/s ours / theirs", "kN/cpu-s ours / theirs", "ratio (cpu)", "cpu % ours / theirs",
             "depth ours / theirs"] + [f"ms d{d} ours / theirs" for d in DEPTHS]
     table = []
