@@ -153,7 +153,7 @@ def run(games: int, duration: float, think: float, processes: int) -> dict[str, 
 
     import httpx
 
-    from tabletop.bench.server import run_clients
+    from tabletop.bench.load import run_clients
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

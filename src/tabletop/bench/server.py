@@ -11,28 +11,25 @@ processes (both players of a game in the same one, which times the relay), and
 each player keeps one connection for the whole run: it asks for batched frames
 (``?batch=1``) and follows each rematch into its new room (``?follow=1``).
 The players connect with aiohttp's websocket client
-(:mod:`.wsclient`, the same options for the reference relay).
+(:mod:`.wsclient`, the same options for the reference relay); the server and
+the players' processes are started and measured by :mod:`.load`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import random
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from tabletop.bench.load import run_clients, served
 from tabletop.errors import UsageError as CliError
 
 
@@ -221,20 +218,6 @@ async def _clients(base: str, seats: list[Seat], think: float, window: Any, out:
         "messages": stats.messages + [repr(f) for f in failures[:3]],
     }
 
-
-def client_process(clients: Callable[..., Any], where: Any, share: Any, think: float, window: Any, out: Any) -> None:
-    """A client process: ``await clients(where, share, think, window, out)`` and put its figures on ``out``.
-    It runs on uvloop, as the server does: the players share the cores with the server they measure."""
-    import uvloop
-
-    try:
-        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-            out.put(runner.run(clients(where, share, think, window, out)))
-    except BaseException as exc:  # noqa: BLE001 - reported as an error of the run, never lost
-        out.put("ready")
-        out.put({"latencies": [], "moves": 0, "games": 0, "errors": 1, "messages": [repr(exc)]})
-
-
 def _create_rooms(base: str, games: int, seats: list[list[Seat]]) -> None:
     processes = len(seats)
     import httpx
@@ -267,118 +250,6 @@ def _run(
     shares = [share for share in seats if share]
     return run_clients(context, _clients, base, shares, pid, duration, think, games)
 
-
-def run_clients(
-    context: Any,
-    clients: Callable[..., Any],
-    where: Any,
-    shares: list[Any],
-    pid: int | None,
-    duration: float,
-    think: float,
-    games: int,
-) -> dict[str, Any]:
-    """Start one client process per share, playing ``clients(where, share, think, window, out)``,
-    wait until every player is connected, then :func:`measure` the run."""
-    window = context.RawArray("d", [float("inf"), float("inf")])  # set once every player is connected
-    workers, out = start_clients(context, clients, where, shares, think, window)
-    result = measure(pid, window, duration, think, games, workers, out)
-    for w in workers:
-        w.join(timeout=30)
-    return result
-
-
-def start_clients(
-    context: Any, clients: Callable[..., Any], where: Any, shares: list[Any], think: float, window: Any
-) -> tuple[list[Any], Any]:
-    """One client process per share, each running ``clients(where, share, think, window, out)``;
-    returns once every one has said it is ready: (the processes, the queue ``out`` they report on)."""
-    out = context.Queue()
-    workers = [
-        context.Process(target=client_process, args=(clients, where, share, think, window, out), daemon=True)
-        for share in shares
-    ]
-    for w in workers:
-        w.start()
-    for _ in workers:
-        if out.get(timeout=600) != "ready":
-            raise CliError("a client process did not start")
-    return workers, out
-
-
-def measure(
-    pid: int | None, window: Any, duration: float, think: float, games: int, workers: list[Any], out: Any
-) -> dict[str, Any]:
-    """Open the measuring ``window`` (after a warm-up), sample the server ``pid``
-    (peak memory, CPU) through it while the client processes ``workers`` play,
-    then gather their figures from ``out``."""
-    start = time.time() + max(1.0, min(3.0, games / 500))  # warm up: every player playing
-    window[0], window[1] = start, start + duration
-    proc = None
-    if pid is not None:
-        import psutil
-
-        proc = psutil.Process(pid)
-    peak = 0
-    cpu_before = 0.0
-    before_taken = False
-    while time.time() < window[1]:
-        if proc is not None:
-            rss = proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(recursive=True))
-            peak = max(peak, rss)
-        if not before_taken and time.time() >= window[0]:
-            cpu_before, before_taken = _cpu_seconds(pid), True
-        time.sleep(0.1 if before_taken else min(0.1, max(0.0, window[0] - time.time())))
-    cpu_after = _cpu_seconds(pid)
-    elapsed = duration
-    parts = [out.get(timeout=120) for _ in workers]
-    lat = sorted(x for part in parts for x in part["latencies"])
-    moves = sum(int(part["moves"]) for part in parts)
-    server_cpu = cpu_after - cpu_before
-
-    def pct(p: float) -> float:
-        return 1000 * lat[min(len(lat) - 1, int(p / 100 * len(lat)))] if lat else float("nan")
-
-    return {
-        "games": games,
-        "think": think,
-        "client_processes": len(workers),
-        "seconds": round(elapsed, 2),
-        "moves": moves,
-        "moves_per_second": round(moves / elapsed, 1),
-        "games_finished": sum(int(part["games"]) for part in parts),
-        "latency_ms": {
-            "p50": round(pct(50), 2),
-            "p95": round(pct(95), 2),
-            "p99": round(pct(99), 2),
-            "max": round(1000 * lat[-1], 2) if lat else None,
-        },
-        "errors": sum(int(part["errors"]) for part in parts),
-        "error_samples": [m for part in parts for m in part["messages"]][:8],
-        "server_peak_mb": round(peak / 2**20, 1) if pid is not None else None,
-        # the server's own CPU use: on a shared machine the clients compete with it
-        "server_cpu_percent": round(100 * server_cpu / elapsed, 1) if pid is not None else None,
-        "server_cpu_ms_per_move": round(1000 * server_cpu / moves, 3) if pid is not None and moves else None,
-    }
-
-
-def _cpu_seconds(pid: int | None) -> float:
-    """CPU time of the server process and its children (the store's writer process)."""
-    if pid is None:
-        return 0.0
-    import psutil
-
-    server = psutil.Process(pid)
-    total = 0.0
-    for proc in [server, *server.children(recursive=True)]:
-        try:
-            times = proc.cpu_times()
-        except psutil.Error:
-            continue  # ended between listing and reading
-        total += times.user + times.system
-    return total
-
-
 def run(args: argparse.Namespace) -> int:
     if args.soak is not None:
         from tabletop.bench import soak
@@ -402,41 +273,6 @@ def run(args: argparse.Namespace) -> int:
         result["flood_limit"] = "off" if unlimited else "20 frames/s"
     return _report(_with_reference(result, args, processes), args.json)
 
-
-@contextlib.contextmanager
-def served(extra: list[str], log: Path | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
-    """A ``tabletop serve`` on a free port with a fresh SQLite file in a temporary
-    folder: yields its base URL, its process and the folder (removed afterwards).
-    Its output goes to ``log`` (discarded without one)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    with tempfile.TemporaryDirectory(prefix="tabletop-bench-") as name:
-        folder = Path(name)
-        command = [
-            str(Path(sys.executable).with_name("tabletop")),
-            "serve",
-            "--port",
-            str(port),
-            "--database",
-            f"sqlite:///{folder / 'bench.db'}",
-            *extra,
-        ]
-        with contextlib.ExitStack() as stack:
-            out: Any = subprocess.DEVNULL if log is None else stack.enter_context(log.open("wb"))
-            server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
-            try:
-                _wait(f"http://127.0.0.1:{port}/healthz", server)
-                yield f"http://127.0.0.1:{port}", server, folder
-            finally:
-                server.terminate()
-                try:
-                    server.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-                    server.wait()
-
-
 def _with_reference(result: dict[str, Any], args: argparse.Namespace, processes: int) -> dict[str, Any]:
     """With ``--reference``: the same games, duration, think time and client
     processes through :mod:`tabletop.bench.relay`, and the server's share of its rate."""
@@ -452,22 +288,6 @@ def _with_reference(result: dict[str, Any], args: argparse.Namespace, processes:
     rate = reference["moves_per_second"]
     result["share_of_reference"] = round(result["moves_per_second"] / rate, 3) if rate else None
     return result
-
-
-def _wait(url: str, server: subprocess.Popen[bytes]) -> None:
-    import httpx
-
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise CliError(f"the server exited with status {server.returncode}")
-        try:
-            if httpx.get(url, timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise CliError("the server did not start within 60 s")
-
 
 def _report(result: dict[str, Any], as_json: bool) -> int:
     if as_json:

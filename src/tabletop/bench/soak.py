@@ -333,7 +333,7 @@ def run(args: argparse.Namespace) -> int:
     """``tabletop bench server --soak SECONDS``: play, print the memory each minute, check, report."""
     import multiprocessing
 
-    from tabletop.bench.server import served, start_clients
+    from tabletop.bench.load import served, start_clients
 
     games = 200 if args.games is None else args.games
     think = 0.2 if args.think is None else args.think

@@ -2,9 +2,11 @@
 and the flag timer (the running clock's time running out is a change of the room).
 
 A flag falls on the next action, and also when nobody acts: :class:`FlagTimer`
-wakes the room at the moment the side to move runs out of time, and the room
+calls back at the moment the side to move runs out of time, and the room then
 checks the clock under its lock (``check_time``).  :class:`RoomTime` lets an
 action be applied, or replayed from the store, at exactly its stored time.
+
+This module is handed a Match's clock and a callback; it knows no room.
 """
 
 from __future__ import annotations
@@ -12,12 +14,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tabletop.match import Clock, ClockSettings
-
-if TYPE_CHECKING:
-    from tabletop.server.room import Room
 
 __all__ = ["FlagTimer", "RoomTime", "clock_settings"]
 
@@ -65,23 +64,8 @@ class FlagTimer:
         left = clock.left(clock.running)
         self._handle = asyncio.get_running_loop().call_later(max(0.0, left) + MARGIN, on_flag)
 
-    def watch(self, room: Room) -> None:
-        """Arm for ``room``'s clock as it is now: at the flag time the room checks it."""
-        m = room.match
-
-        def flag_time() -> None:
-            room.hub.spawn(_check_time(room))
-
-        self.arm(m.clock, not m.is_over() and not room.closed, flag_time)
-
     def cancel(self) -> None:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
 
-
-async def _check_time(room: Room) -> None:
-    """The flag time came: the room records the fall (or, if a move came first, waits on)."""
-    async with room.lock:
-        await room.change("check_time", None, None)
-        room.after_change()

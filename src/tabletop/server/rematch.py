@@ -3,25 +3,21 @@
 In an online room between two people the first request is an offer and the
 other player's request accepts it; otherwise (a local room, a computer seat, a
 client holding both seats) the first request starts the rematch.  This module
-decides that, shapes the new room's records and announces the offer or the new
-room; the hub stores it.
+decides that (:class:`RematchOffer`), shapes the new room's records and the
+broadcasts that announce the offer or the new room; the room runs the request
+under its lock and the hub stores the new room.  It knows no room.
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 from tabletop.games.core import Color
 from tabletop.server.bus import Broadcast, frame
 from tabletop.server.errors import RoomError
-from tabletop.server.seats import Client
 from tabletop.server.store import RoomRecord, SeatRecord
 
-if TYPE_CHECKING:
-    from tabletop.server.room import Room
-
-__all__ = ["RematchOffer", "rematch_records"]
+__all__ = ["RematchOffer", "rematch_records", "started"]
 
 
 class RematchOffer:
@@ -30,34 +26,28 @@ class RematchOffer:
     def __init__(self) -> None:
         self.offered_by: Color | None = None
 
-    def offer(self, color: Color, *, needs_answer: bool) -> bool:
-        """True when ``color``'s request only offers (the other player must answer);
-        False when the rematch starts now."""
+    def request(
+        self, color: Color, *, over: bool, record: RoomRecord, humans: list[Color], colors: set[Color]
+    ) -> Broadcast | None:
+        """``color`` asks for a rematch of a room whose record is ``record`` (``over``: its game
+        has ended; ``humans``: its people's seats; ``colors``: the seats of the client asking).
+        The offer's broadcast when the other player must answer; None when the rematch starts now.
+        A room whose game goes on, or that has its rematch already, refuses (:class:`RoomError`)."""
+        if not over:
+            raise RoomError("game_not_over", "a rematch can be offered once the game is over")
+        if record.rematch is not None:
+            raise RoomError("rematch_exists", "the rematch has already started")
+        needs_answer = record.mode == "online" and len(humans) == 2 and not colors >= set(humans)
         if needs_answer and self.offered_by in (None, color):
             self.offered_by = color
-            return True
-        return False
+            offered = frame("event", event={"kind": "rematch_offered", "color": color.label})
+            return Broadcast("rematch_offered", [offered])
+        return None
 
-    async def request(self, room: Room, client: Client) -> None:
-        """``client`` asks for a rematch of ``room``'s finished game: announce the
-        offer, or create the rematch room and announce it."""
-        color = room.speaker(client)
-        async with room.lock:
-            if not room.match.is_over():
-                raise RoomError("game_not_over", "a rematch can be offered once the game is over")
-            if room.record.rematch is not None:
-                raise RoomError("rematch_exists", "the rematch has already started")
-            humans = room.seats.humans()
-            needs_answer = room.record.mode == "online" and len(humans) == 2 and not client.colors >= set(humans)
-            bus = room.hub.bus
-            if self.offer(color, needs_answer=needs_answer):
-                offered = frame("event", event={"kind": "rematch_offered", "color": color.label})
-                await bus.publish(room.id, Broadcast("rematch_offered", [offered]))
-                return
-            new = await room.hub.create_rematch(room)
-            room.record.rematch = new.id
-            started = frame("event", event={"kind": "rematch_started", "room": new.id})
-            await bus.publish(room.id, Broadcast("rematch_started", [started]))
+
+def started(new_id: str) -> Broadcast:
+    """The broadcast that sends a finished room's people to its rematch ``new_id``."""
+    return Broadcast("rematch_started", [frame("event", event={"kind": "rematch_started", "room": new_id})])
 
 
 def rematch_records(

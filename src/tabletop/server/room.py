@@ -12,8 +12,11 @@ The parts, each in its own module: the seats, the tokens that open them and
 the connections in the room (:mod:`.seats`), the room's time and flag timer
 (:mod:`.clock`), computer seats (:mod:`.thinking`), rematches
 (:mod:`.rematch`) and catching up with other server processes
-(:mod:`.catchup`).  Turn logic lives in Match only; sockets and HTTP live in
-:mod:`.routers`.
+(:mod:`.catchup`).  The Room holds them and hands each what it needs (a
+clock and a callback, a list of clients, the few members a part's own
+protocol names), so no part imports this module; the Room knows its hub
+only as :class:`Hub`.  Turn logic lives in Match only; sockets and HTTP live
+in :mod:`.routers`.
 """
 
 from __future__ import annotations
@@ -21,34 +24,57 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
 
 from tabletop.games import new_board
 from tabletop.games.core import BLACK, Color
 from tabletop.match import Event, Match, MatchError
-from tabletop.server.bus import Broadcast, frame
+from tabletop.server.bus import Broadcast, Bus, frame
 from tabletop.server.catchup import CatchUp, send_missed
 from tabletop.server.clock import FlagTimer, RoomTime, clock_settings
 from tabletop.server.errors import RoomError
-from tabletop.server.rematch import RematchOffer
+from tabletop.server.rematch import RematchOffer, started
 from tabletop.server.results import read_players, result_call
 from tabletop.server.seats import COLORS, Client, Seats
-from tabletop.server.store import ActionRecord, RoomRecord, SqlStore, StoreConflict, StoredRoom
+from tabletop.server.store import ActionRecord, RoomRecord, SqlStore, Store, StoreConflict, StoredRoom
 from tabletop.server.thinking import ComputerTurn
+from tabletop.server.workers import Pool
 
-if TYPE_CHECKING:
-    from tabletop.server.rooms import RoomHub
-
-__all__ = ["Room", "RoomError"]
+__all__ = ["Hub", "Room", "RoomError"]
 
 log = logging.getLogger("tabletop.server")
+
+
+class Hub(Protocol):
+    """What a room needs of the rooms of its process (:class:`~.rooms.RoomHub` is one)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def bus(self) -> Bus: ...
+
+    @property
+    def pool(self) -> Pool: ...
+
+    @property
+    def shared(self) -> bool: ...
+
+    @property
+    def replay_limit(self) -> int: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]: ...
+
+    def release(self, room: Room) -> None: ...
+
+    async def create_rematch(self, old: Room) -> Room: ...
 
 
 class Room:
     """One game room: its record, seats, Match and the parts around them."""
 
-    def __init__(self, hub: RoomHub, stored: StoredRoom) -> None:
+    def __init__(self, hub: Hub, stored: StoredRoom) -> None:
         """The room as stored: ``stored.actions`` are replayed (none for a new room)."""
         self.hub = hub
         self.lock = asyncio.Lock()
@@ -112,8 +138,12 @@ class Room:
         self.match.unsubscribe_all()
         self._restore(stored)
         self.players_read = False  # another process may have seated them or stored their ratings
-        send_missed(self)
+        self.send_missed()
         self.after_change()
+
+    def send_missed(self) -> None:
+        """Send each connection the events of the log it has not had, in order (:mod:`.catchup`)."""
+        send_missed(self.seats.clients, self.match.events, self.event_frame)
 
     def release(self) -> None:
         """The room leaves memory: timers stop and nothing refers back to it."""
@@ -254,6 +284,25 @@ class Room:
             else:
                 raise RoomError("bad_frame", f"unknown request {kind!r}")
 
+    async def rematch(self, client: Client) -> None:
+        """``client`` asks for a rematch of the finished game: announce the offer, or create
+        the rematch room and announce it (:mod:`.rematch` decides which)."""
+        color = self.speaker(client)
+        async with self.lock:
+            offer = self.rematch_offer.request(
+                color,
+                over=self.match.is_over(),
+                record=self.record,
+                humans=self.seats.humans(),
+                colors=client.colors,
+            )
+            if offer is not None:
+                await self.hub.bus.publish(self.id, offer)
+                return
+            new = await self.hub.create_rematch(self)
+            self.record.rematch = new.id
+            await self.hub.bus.publish(self.id, started(new.id))
+
     async def begin(self) -> None:
         """Start the game, and its clock, if no move has started it yet (the opponent has joined)."""
         async with self.lock:
@@ -331,8 +380,19 @@ class Room:
 
     def after_change(self) -> None:
         """Re-arm the flag timer and let a computer seat think, for the room as it is now."""
-        self.flag.watch(self)
+        m = self.match
+        self.flag.arm(m.clock, not m.is_over() and not self.closed, self._flag_time)
         self.computer.schedule(self)
+
+    def _flag_time(self) -> None:
+        """The flag timer's call: the side to move may have run out of time."""
+        self.hub.spawn(self._check_time())
+
+    async def _check_time(self) -> None:
+        """Record the flag's fall under the lock (or, if a move came first, wait on)."""
+        async with self.lock:
+            await self.change("check_time", None, None)
+            self.after_change()
 
 
 def _new_match(record: RoomRecord, now: RoomTime) -> Match:
