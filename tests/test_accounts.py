@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from tabletop.server.accounts import AccountError, AttemptLimiter, check_name
+from tabletop.server.accounts import AccountError, AttemptLimiter, check_name, check_password
 from tabletop.server.app import create_app
 from tabletop.server.settings import Settings
 
@@ -77,6 +77,29 @@ def test_bad_sign_ups_get_the_one_error_body(client: TestClient, body: dict[str,
     answer = client.post("/api/accounts", json=body)
     assert answer.status_code == 422 and answer.json()["code"] == "bad_request"
     assert answer.json()["message"].startswith(where) and set(answer.json()) == {"code", "message", "detail"}
+
+
+def test_a_bad_name_or_password_length_is_refused_with_the_rule_in_words(client: TestClient) -> None:
+    name = client.post("/api/accounts", json={"name": "has space", "password": PASSWORD}).json()["message"]
+    short = client.post("/api/accounts", json={"name": "bob", "password": "short"}).json()["message"]
+    assert name == "name: a name is 3 to 20 letters, digits, '-' or '_' (no spaces)"
+    assert short.startswith("password: a password is 8 to 200 characters and hard to guess")
+    assert "String should" not in name + short  # pydantic's words name no rule
+
+
+@pytest.mark.parametrize("password", ["password", "password1", "qwertyuiop", "iloveyou2", "Alice2024!"])
+def test_a_common_or_guessable_password_is_refused_and_says_why(client: TestClient, password: str) -> None:
+    answer = client.post("/api/accounts", json={"name": "Alice", "password": password})
+    assert answer.status_code == 400 and answer.json()["code"] == "weak_password", answer.text
+    message = answer.json()["message"]
+    assert message.startswith("this password is too easy to guess") and "three or four unrelated words" in message
+    assert client.post("/api/accounts", json={"name": "Alice", "password": PASSWORD}).status_code == 201
+
+
+def test_check_password_counts_the_name_as_a_known_word() -> None:
+    with pytest.raises(AccountError, match="too easy to guess"):
+        check_password("Grandmaster_Flash", "Grandmaster_Flash")
+    assert check_password("Grandmaster_Flash", "bob") == "Grandmaster_Flash"
 
 
 def test_an_extra_field_or_a_missing_password_is_a_422_in_the_same_shape(client: TestClient) -> None:

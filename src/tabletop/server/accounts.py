@@ -1,7 +1,9 @@
 """Player accounts: names, argon2 password hashes, sessions, and limits on sign-in attempts.
 
 A name is 3-20 letters, digits, ``-`` and ``_``, unique regardless of case (the ``name_key``
-column holds it in lower case).  Passwords are hashed with argon2id (``argon2-cffi``) off the event
+column holds it in lower case).  A new password must be 8-200 characters and hard to guess: the
+``zxcvbn`` strength estimator (its dictionaries of common passwords, names, words and keyboard
+patterns) must score it 3 of 4 or more, with the player's name counted as a known word.  Passwords are hashed with argon2id (``argon2-cffi``) off the event
 loop; only the hash is stored and no password is ever logged or returned.  A session is a random
 token in an HttpOnly cookie; the database keeps only its SHA-256.  A sign-in with a wrong password
 and one with an unknown name get the same answer and take about the same time (an unknown name is
@@ -26,6 +28,7 @@ import sqlalchemy as sa
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.engine import Connection
+from zxcvbn import zxcvbn
 
 from tabletop.server.errors import RoomError
 from tabletop.server.seats import hash_secret
@@ -37,6 +40,8 @@ __all__ = [
     "AttemptLimiter",
     "MAX_PASSWORD",
     "MIN_PASSWORD",
+    "NAME_RULE",
+    "PASSWORD_RULE",
     "Player",
     "check_name",
     "check_password",
@@ -44,6 +49,16 @@ __all__ = [
 
 NAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
 MIN_PASSWORD, MAX_PASSWORD = 8, 200
+NAME_RULE = "a name is 3 to 20 letters, digits, '-' or '_' (no spaces)"
+PASSWORD_RULE = (
+    f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters and hard to guess: not a common password,"
+    " a name, or a word with a few digits added (three or four unrelated words work well)"
+)
+# zxcvbn's 0-4 score: 3 is "safely unguessable" (about 10^8 guesses or more)
+MIN_STRENGTH = 3
+# zxcvbn's time grows quickly with the length; a password whose first 40 characters are hard to
+# guess is hard to guess, and the check stays under a tenth of a second
+STRENGTH_CHECKED = 40
 SESSION_SECONDS = 30 * 24 * 3600
 _hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
 
@@ -74,13 +89,20 @@ class Player:
 def check_name(name: str) -> str:
     """``name`` if it is 3-20 letters, digits, ``-`` or ``_``; else :class:`AccountError`."""
     if not NAME.fullmatch(name):
-        raise AccountError("bad_name", "a name is 3 to 20 letters, digits, '-' or '_'", 400)
+        raise AccountError("bad_name", NAME_RULE, 400)
     return name
 
 
-def check_password(password: str) -> str:
+def check_password(password: str, name: str = "") -> str:
+    """``password`` if it may be a new account's (:data:`PASSWORD_RULE`); else :class:`AccountError`
+    naming the rule and, for a weak one, what made it easy to guess."""
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise AccountError("bad_password", f"a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters", 400)
+        raise AccountError("weak_password", PASSWORD_RULE, 400)
+    estimate = zxcvbn(password[:STRENGTH_CHECKED], user_inputs=[name, "tabletop"] if name else ["tabletop"])
+    if estimate["score"] < MIN_STRENGTH:
+        why = str(estimate["feedback"].get("warning") or "").rstrip(".")
+        found = f" ({why[0].lower()}{why[1:]})" if why else ""
+        raise AccountError("weak_password", f"this password is too easy to guess{found}: {PASSWORD_RULE}", 400)
     return password
 
 
@@ -135,7 +157,7 @@ class Accounts:
     async def sign_up(self, name: str, password: str) -> tuple[Player, str]:
         """A new player and its first session token; ``name_taken`` (409) if any case of it exists."""
         check_name(name)
-        check_password(password)
+        await asyncio.to_thread(check_password, password, name)
         if await self.find(name) is not None:
             raise AccountError("name_taken", f"the name {name!r} is taken", 409)
         password_hash = await asyncio.to_thread(_hasher.hash, password)

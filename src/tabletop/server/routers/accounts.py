@@ -12,9 +12,25 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+)
+from pydantic_core import PydanticCustomError
 
-from tabletop.server.accounts import MAX_PASSWORD, MIN_PASSWORD, AccountError, Accounts, Player
+from tabletop.server.accounts import (
+    MAX_PASSWORD,
+    MIN_PASSWORD,
+    NAME_RULE,
+    PASSWORD_RULE,
+    AccountError,
+    Accounts,
+    Player,
+)
 from tabletop.server.lobby import lobby_of
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.deps import Hub
@@ -34,13 +50,30 @@ class Credentials(BaseModel):
     password: str = Field(min_length=1, max_length=200, repr=False)
 
 
+def _stated(rule: str) -> WrapValidator:
+    """A field's own check (pattern, length) whose refusal states ``rule`` in words
+    instead of pydantic's "String should match pattern '...'"."""
+
+    def check(value: object, handler: ValidatorFunctionWrapHandler) -> object:
+        try:
+            return handler(value)
+        except ValidationError:
+            raise PydanticCustomError("rule", rule) from None
+
+    return WrapValidator(check)
+
+
 class NewAccount(BaseModel):
-    """A name and password to sign up with: the schema states both rules."""
+    """A name and password to sign up with: the schema states both rules, and a refusal
+    states the broken one in words (a weak password is refused after the body is read)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_-]{3,20}$", description="3-20 letters, digits, '-' or '_'")
-    password: str = Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD, repr=False)
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{3,20}$", description=NAME_RULE), _stated(NAME_RULE)]
+    password: Annotated[
+        str, Field(min_length=MIN_PASSWORD, max_length=MAX_PASSWORD, repr=False, description=PASSWORD_RULE),
+        _stated(PASSWORD_RULE),
+    ]
 
 
 class Me(BaseModel):

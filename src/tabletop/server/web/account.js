@@ -84,12 +84,23 @@ async function submit(event) {
     $("account-dialog").close();
     setName(me.name);
   } catch (error) {
-    $("account-error").textContent = error.message;
+    // the server's message as a sentence: "password: a password is…" reads "Password: a password is…."
+    const text = String(error.message);
+    $("account-error").textContent = text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? "" : ".");
   }
+}
+
+/** The browser's own refusal of a name states the rule (its words name none: "Please match
+ * the requested format"); kept current as the name is typed. */
+function stateNameRule() {
+  const name = $("account-form").elements.name;
+  name.setCustomValidity("");
+  if (!name.validity.valid && !name.validity.valueMissing) name.setCustomValidity(`${name.title}.`);
 }
 
 export function initAccount() {
   $("account-form").addEventListener("submit", submit);
+  $("account-form").elements.name.addEventListener("input", stateNameRule);
   $("account-close").addEventListener("click", () => $("account-dialog").close());
   account.ready = api("GET", "/api/session").then(
     (me) => setName(me.name),
