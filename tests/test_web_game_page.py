@@ -69,3 +69,18 @@ def test_redo_after_undoing_past_a_forced_pass_brings_back_every_move(page: Page
     expect(redo).to_be_disabled()
     expect(page.locator("#message")).not_to_contain_text("no move to redo")
     shot(page, "redo-past-a-forced-pass")
+
+
+def test_after_a_flag_fall_the_losers_clock_shows_zero_and_the_result(page: Page, base_url: str) -> None:
+    created = _create_room(base_url, {"game": "tictactoe", "mode": "local", "clock": {"initial": 4, "increment": 0}})
+    open_room(page, base_url, created)  # Black's four seconds run out with nobody acting
+    dialog = page.locator("#result-dialog")
+    expect(dialog).to_be_visible(timeout=10_000)
+    expect(dialog).to_contain_text("on time")
+    assert room(page)["outcome"]["reason"] == "time"
+    black = page.locator("#player-black .clock")
+    expect(black).to_have_text("0:00")
+    page.wait_for_timeout(600)  # a few ticks of the page's clock later it still says so
+    expect(black).to_have_text("0:00")
+    expect(page.locator("#player-white .clock")).to_have_text("4.0")  # White's clock never ran
+    shot(page, "flag-fall-clock-at-zero")

@@ -378,7 +378,7 @@ class Match:
             if outcome is not None:
                 if self.clock is not None:
                     self.clock.stop()
-                self._emit("game_ended", outcome=outcome.to_dict(), result=outcome.result())
+                self._emit("game_ended", **self._end_data(outcome))
                 return
             legal = self.board.legal_moves
             if self.auto_pass and len(legal) == 1 and legal[0].is_pass:
@@ -572,7 +572,15 @@ class Match:
         self.draw_from = None
         if self.clock is not None:
             self.clock.stop()
-        self._emit("game_ended", outcome=outcome.to_dict(), result=outcome.result())
+        self._emit("game_ended", **self._end_data(outcome))
+
+    def _end_data(self, outcome: Outcome) -> dict[str, Any]:
+        """``game_ended``'s data: the outcome, and the clocks as they stopped (a flag fall's
+        loser at 0), so a page shows the time left at the end rather than at the last turn."""
+        data: dict[str, Any] = {"outcome": outcome.to_dict(), "result": outcome.result()}
+        if self.clock is not None:
+            data["clocks"] = self.clock.snapshot()
+        return data
 
     # -- rematch -------------------------------------------------------------------------------------------
     def rematch(self, board: BaseBoard) -> Match:

@@ -306,7 +306,13 @@ class Analyses:
             for ply in range(len(analysis.moves) + 1):
                 views.append(
                     await hub.pool.run(
-                        position_job, game, record.options, record.position, analysis.moves[:ply], seconds
+                        position_job,
+                        game,
+                        record.options,
+                        record.position,
+                        analysis.moves[:ply],
+                        seconds,
+                        label=f"room {analysis.room_id}: the game's analysis at move {ply + 1}",
                     )
                 )
                 analysis.done = ply + 1

@@ -8,9 +8,11 @@ in the pool as well): the opener's three stones, a colour, or swap2's
 person would send (a ``choose``, then each stone), each stored on its own.
 
 :class:`ComputerTurn` runs at most one search per room.  A search whose room
-moved on meanwhile (an undo, a resignation, a flag fall) is dropped.  A broken
-engine is announced to the room as an ``engine_failed`` error and leaves the
-room as it was.
+moved on meanwhile (an undo, a resignation, a flag fall) is dropped.  A worker
+process that dies during a search is replaced and the search runs again
+(:class:`~tabletop.server.workers.Pool`); an engine that keeps failing is
+announced to the room as an ``engine_failed`` error and leaves the room as it
+was.
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ class ComputerTurn:
             room.id, Broadcast("thinking", [frame("event", event={"kind": "thinking", "color": color.label})])
         )
         try:
-            actions = await self._decide(room, spec)
+            actions = await self._decide(room, color, spec)
         except Exception as exc:  # noqa: BLE001 - a broken engine must not take the room down
             log.warning("room %s: computer %s failed: %s", room.id, spec, exc)
             self.thinking = None
@@ -110,17 +112,21 @@ class ComputerTurn:
         self.task = None
         self.schedule(room)
 
-    async def _decide(self, room: ComputerRoom, spec: str) -> list[tuple[str, str]]:
-        """The actions of the computer seat that acts: its opening step, or its move."""
+    async def _decide(self, room: ComputerRoom, color: Color, spec: str) -> list[tuple[str, str]]:
+        """The actions of the computer seat that acts: its opening step, or its move (the pool
+        runs it again if its worker process dies meanwhile)."""
         m, r = room.match, room.record
         moves = [str(x) for x in m.board.move_stack]
+        label = f"room {room.id}: {color.label}'s move {len(moves) + 1} ({spec})"
         if m.opening is not None and not m.opening.done:
             seed = zlib.crc32(f"{room.id}/{len(moves)}".encode())  # rooms differ; a replayed room decides alike
             decision = await room.hub.pool.run(
-                opening_job, r.game, r.options, r.position, moves, m.opening.to_dict(), seed
+                opening_job, r.game, r.options, r.position, moves, m.opening.to_dict(), seed, label=label
             )
             log.info("room %s: computer %s decides the opening step: %s", room.id, spec, decision)
             actions = [] if decision["choice"] is None else [("choose", str(decision["choice"]))]
             return actions + [("play", str(stone)) for stone in decision["stones"]]
-        move = await room.hub.pool.run(choose_job, r.game, r.options, r.position, moves, spec)
+        move = await room.hub.pool.run(
+            choose_job, r.game, r.options, r.position, moves, spec, label=label
+        )
         return [("play", str(move))]

@@ -50,7 +50,13 @@ class Evaluations:
             record = room.record
             seconds = 0.01 if record.game == "tictactoe" else 0.05
             self.scores[key] = await hub.pool.run(
-                evaluate_job, record.game, record.options, record.position, list(moves), seconds
+                evaluate_job,
+                record.game,
+                record.options,
+                record.position,
+                list(moves),
+                seconds,
+                label=f"room {room.id}: the evaluation graph",
             )
         return self.scores[key]
 
@@ -111,7 +117,13 @@ async def analyse(body: AnalyseRequest, hub: Hub) -> dict[str, Any]:
     engine plays, 503 ``engine_failed``."""
     try:
         result: dict[str, Any] = await hub.pool.run(
-            analyse_job, body.game, body.options, body.position, body.moves, body.seconds
+            analyse_job,
+            body.game,
+            body.options,
+            body.position,
+            body.moves,
+            body.seconds,
+            label="a position's analysis (POST /api/analyse)",
         )
     except AnalysisUnavailable as exc:
         raise RoomError("no_analysis", str(exc), 422) from None

@@ -38,7 +38,7 @@ from tabletop.server.room import Room
 from tabletop.server.rooms import RoomHub
 from tabletop.server.seats import Client, Outgoing
 from tabletop.server.settings import Settings
-from tabletop.server.workers import AnalysisUnavailable, analyse_job
+from tabletop.server.workers import AnalysisUnavailable, WorkerDied, analyse_job
 
 __all__ = ["BATCH_FRAMES", "MAX_QUEUED", "Connection", "router", "texts"]
 
@@ -254,10 +254,12 @@ class Connection:
         moves = [str(x) for x in room.match.board.move_stack]
         try:
             result: dict[str, Any] = await self.hub.pool.run(
-                analyse_job, r.game, r.options, r.position, moves, seconds
+                analyse_job, r.game, r.options, r.position, moves, seconds, label=f"room {room.id}: a hint"
             )
         except AnalysisUnavailable as exc:
             raise RoomError("no_analysis", str(exc), 422) from None
+        except WorkerDied as exc:
+            raise RoomError("engine_failed", f"the hint failed: {exc}", 503) from None
         return result
 
     async def _greet(self, room: Room, tokens: list[str], since: int | None) -> None:

@@ -125,7 +125,7 @@ function onEvent(event, version) {
       room.turn = null;
       room.legal = [];
       game.thinking = null;
-      if (event.clocks) room.clocks = event.clocks;
+      endClocks(event);
       render();
       gameEnded();
       break;
@@ -224,6 +224,17 @@ function movePlayed(event) {
   if (event.position) room.position = event.position;
   if (!SQUARE.test(event.move) && event.move !== "pass") refreshSoon(); // an opening choice such as "swap"
   render();
+}
+
+/** The clocks as they stopped: the server's (a flag fall's loser at 0); they no longer run,
+ * so the time shown is this, not the time left at the last turn. */
+function endClocks(event) {
+  const room = game.room;
+  if (event.clocks) room.clocks = event.clocks;
+  if (room.clocks && event.outcome && event.outcome.reason === "time" && event.outcome.winner) {
+    room.clocks = { ...room.clocks, [event.outcome.winner === "black" ? "white" : "black"]: 0 };
+  }
+  game.clocksAt = performance.now();
 }
 
 function moveUndone(event) {

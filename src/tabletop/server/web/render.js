@@ -303,9 +303,10 @@ export function tickClocks() {
     el.textContent = clockText(left);
     const low = left <= lowTime();
     el.classList.toggle("low", low);
-    if (low && left > 0 && running && !game.lowWarned.has(color) && mine(color) && !room.outcome) {
+    const ticking = running && actorOf(room) === color && !room.outcome;
+    if (low && left > 0 && ticking && !game.lowWarned.has(color) && mine(color)) {
       game.lowWarned.add(color);
-      say(`${colorName(color)}: ${Math.round(lowTime())} seconds left.`, 6000, "error");
+      say(`${colorName(color)}: ${Math.ceil(left)} seconds left.`, 6000, "error");
     }
     if (!low) game.lowWarned.delete(color); // an increment can lift the clock back above the mark
   }
@@ -327,6 +328,7 @@ function seatTaken(color) {
 }
 
 function clockText(seconds) {
+  if (seconds <= 0) return "0:00"; // the flag fell
   if (seconds < 10) return seconds.toFixed(1);
   const s = Math.floor(seconds);
   const m = Math.floor(s / 60);
