@@ -82,6 +82,12 @@ class Me(BaseModel):
     name: str
 
 
+class SessionState(BaseModel):
+    """Who this browser's session is: a name, or null when signed out."""
+
+    name: str | None
+
+
 def accounts_of(app: Any, hub: RoomHub) -> Accounts:
     """The server's :class:`Accounts` (made on first use, on the room hub's store)."""
     accounts: Accounts | None = getattr(app.state, "accounts", None)
@@ -138,10 +144,11 @@ async def sign_in(body: Credentials, request: Request, response: Response, accou
     return Me(name=player.name)
 
 
-@router.get("/session", operation_id="who_am_i", response_model=Me, responses=errors(401))
-async def who_am_i(player: SignedIn) -> Me:
-    """The signed-in player's name; 401 when signed out."""
-    return Me(name=player.name)
+@router.get("/session", operation_id="who_am_i", response_model=SessionState)
+async def who_am_i(player: MaybeSignedIn) -> SessionState:
+    """The signed-in player's name; ``{"name": null}`` when signed out (being signed out is
+    an answer, not a refusal: every page asks, and a browser logs each 401 as an error)."""
+    return SessionState(name=player.name if player is not None else None)
 
 
 @router.delete("/session", operation_id="sign_out", status_code=204, response_class=Response)

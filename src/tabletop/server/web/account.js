@@ -5,7 +5,7 @@
 // possible: every other screen works signed out.
 
 import { $ } from "/web/dom.js";
-import { api, ApiError } from "/web/net.js";
+import { api } from "/web/net.js";
 
 /** The signed-in player as the page knows it; ``ready`` settles once the server answered. */
 export const account = {
@@ -103,10 +103,10 @@ export function initAccount() {
   $("account-form").elements.name.addEventListener("input", stateNameRule);
   $("account-close").addEventListener("click", () => $("account-dialog").close());
   account.ready = api("GET", "/api/session").then(
-    (me) => setName(me.name),
-    (error) => {
-      // 401: signed out; any other refusal: this server keeps no accounts
-      account.available = error instanceof ApiError && error.status === 401;
+    (me) => setName(me.name || null), // a null name: signed out
+    () => {
+      // a refusal: this server keeps no accounts
+      account.available = false;
       setName(null);
     },
   );
