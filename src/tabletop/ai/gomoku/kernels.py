@@ -571,6 +571,16 @@ def _vcf_node(B: tuple, box: np.ndarray, me: int, depth: int, h: int, fail: np.n
 
 
 @kernel
+def vcf_room(lines: np.ndarray, saved: np.ndarray, mv: np.ndarray, ky: np.ndarray, ply: int, levels: int) -> int:
+    """The deepest VCF (in fours) whose scratch rows from ``ply`` on fit the arrays (see
+    :func:`vcf_kernel`); -1 when not even row ``ply`` is there."""
+    rows = min(lines.shape[0], saved.shape[0] + 1, mv.shape[0], ky.shape[0])
+    if ply < 0 or ply >= rows or ply >= saved.shape[0]:
+        return -1
+    return min((rows - 1 - ply) // 2, (lines.shape[1] - 1) // 2, levels - 1)
+
+
+@kernel
 def vcf_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, depth: int,  # type: ignore[type-arg]
                ctl: np.ndarray, deadline: float, lines: np.ndarray, ply: int, fail: np.ndarray,
                saved: np.ndarray, mv: np.ndarray, ky: np.ndarray) -> int:
@@ -578,9 +588,16 @@ def vcf_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, de
     ``lines[ply]``, or 0.  Rows ``ply`` and deeper of ``saved``, ``mv``, ``ky`` are scratch.
 
     A depth-first search over an explicit stack (level ``L``: our four and the forced block
-    after ``L`` pairs), not a recursion, so that the search's kernels can call it."""
+    after ``L`` pairs), not a recursion, so that the search's kernels can call it.
+
+    The depth is cut to what the arrays hold: level ``L`` scans into row ``ply + 2L`` of ``mv``
+    and ``ky`` (``L`` up to ``depth``), saves into rows up to ``ply + 2 * depth - 1`` of ``saved``
+    and writes ``lines[ply, :2 * depth + 1]``; the stack keeps ``depth + 1`` levels."""
     stack = B[12]
-    depth = min(depth, STACK - 1)
+    room = vcf_room(lines, saved, mv, ky, ply, stack.shape[1])
+    if room < 0:
+        return 0
+    depth = min(depth, room)
     c = me - 1
     opp = 3 - me
     out = lines[ply]
@@ -670,6 +687,18 @@ def vcf_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, me: int, de
 
 
 @kernel
+def _prepend(out: np.ndarray, m: int, child: np.ndarray, rest: int) -> int:
+    """Write ``m`` then the ``rest`` points of ``child`` to ``out``: the new length, or 0 when
+    ``out`` cannot hold it."""
+    if rest + 1 > out.shape[0] or rest > child.shape[0]:
+        return 0
+    out[0] = m
+    for j in range(rest):
+        out[1 + j] = child[j]
+    return rest + 1
+
+
+@kernel
 def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, defending: bool,  # type: ignore[type-arg]
                depth: int, vcf_depth: int, ctl: np.ndarray, deadline: float, lines: np.ndarray, ply: int,
                vcf_fail: np.ndarray, vct_fail: np.ndarray, saved: np.ndarray, mv: np.ndarray, ky: np.ndarray) -> int:
@@ -681,6 +710,11 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
     # typed as a literal, giving the kernel two signatures that numba's cache cannot reload
     yes = ply >= 0
     no = ply < 0
+    # a node uses row ``ply`` of each scratch array and its children the rows below: a line of
+    # threats longer than the arrays hold (a defender's fours each add two plies without using
+    # up depth) is not followed, and counts as not found
+    if ply < 0 or ply >= min(lines.shape[0], saved.shape[0], mv.shape[0], ky.shape[0]):
+        return 0
     row = mv[ply]
     keys = ky[ply]
     out = lines[ply]
@@ -716,11 +750,7 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
             take(B, box, opp_five, saved[ply])
             if rest == 0 or ctl[ABORTED] != 0:
                 return 0
-            out[0] = opp_five
-            child = lines[ply + 1]
-            for j in range(rest):
-                out[1 + j] = child[j]
-            return rest + 1
+            return _prepend(out, opp_five, lines[ply + 1], rest)
         k = vcf_kernel(B, box, zkeys, h, att, vcf_depth, ctl, deadline, lines, ply, vcf_fail, saved, mv, ky)
         if k > 0 or ctl[ABORTED] != 0:
             return k if ctl[ABORTED] == 0 else 0
@@ -789,11 +819,9 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
             if ctl[ABORTED] != 0:
                 return 0
             if rest > 0:
-                out[0] = m
-                child = lines[ply + 1]
-                for j in range(rest):
-                    out[1 + j] = child[j]
-                return rest + 1
+                k = _prepend(out, m, lines[ply + 1], rest)
+                if k > 0:
+                    return k
         vct_fail[0, slot] = key
         vct_fail[1, slot] = depth
         return 0
@@ -874,11 +902,9 @@ def vct_kernel(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, att: int, d
         if rest == 0 or ctl[ABORTED] != 0:
             return 0
         if principal == 0:
-            out[0] = d
-            child = lines[ply + 1]
-            for j in range(rest):
-                out[1 + j] = child[j]
-            principal = rest + 1
+            principal = _prepend(out, d, lines[ply + 1], rest)
+            if principal == 0:
+                return 0
     return principal
 
 
@@ -1084,6 +1110,10 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
     if opp_fives >= 2:
         return -(WIN - ply - 2)
     static = P.static_value(total, weights, c)
+    if ply >= min(MAXPLY, pv.shape[0], pv.shape[1], pvlen.shape[0], moves.shape[0], saved.shape[0]) - 1:
+        # the deepest ply the arrays hold, also in a chain of fours and forced blocks (which use
+        # up no depth): scored statically, no move tried
+        return static
     if opp_fives == 0:
         if my_open_four:
             return WIN - ply - 3

@@ -42,6 +42,7 @@ from tabletop.ai.gomoku.kernels import (
     ABORTED,
     LINE,
     SAVED,
+    STACK,
     TNODES,
     board_tuple,
     initial_box,
@@ -123,7 +124,12 @@ class ThreatSolver:
         if self.nodes > self.max_nodes:
             self.aborted = True
             return None
-        plies = 2 * vcf_depth + 4 if vct_depth is None else 2 * vct_depth + 2 * vcf_depth + 8
+        # the rows a line of this many threats and fours uses, up to what the kernels follow: a VCF
+        # of at most STACK - 1 fours, and no line longer than a row of ``lines`` (LINE points); the
+        # kernels check every row they use against these arrays' shapes
+        vcf_depth = max(0, min(vcf_depth, STACK - 1))
+        plies = 2 * vcf_depth + 4 if vct_depth is None else 2 * max(0, vct_depth) + 2 * vcf_depth + 8
+        plies = min(plies, LINE)
         lines, saved, mv, ky = self._buffers(plies)
         ctl = self._ctl()
         vcf_fail, vct_fail = self._tables()
