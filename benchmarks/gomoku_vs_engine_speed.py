@@ -101,6 +101,7 @@ class Side:
     selective_depth: int = 0
     reached: dict[int, float] = field(default_factory=dict)  # depth -> ms when it was completed
     move: str = ""
+    score: str = ""  # the engine's own evaluation for the side to move ("-M34": mated in 34), as it prints it
     cpu_seconds: float = 0.0  # the processor time the search got (the machine may be shared)
 
     @property
@@ -110,6 +111,11 @@ class Side:
     @property
     def nodes_per_cpu_second(self) -> float:
         return self.nodes / self.cpu_seconds if self.cpu_seconds > 0 else 0.0
+
+    @property
+    def all_nodes_per_cpu_second(self) -> float:
+        """With the threat solver's nodes inside the search (ours; the engine's count is one)."""
+        return (self.nodes + self.threat_nodes) / self.cpu_seconds if self.cpu_seconds > 0 else 0.0
 
     @property
     def cpu_share(self) -> float:
@@ -179,6 +185,7 @@ def theirs(command: str, board: BaseBoard, seconds: float, start_seconds: float)
         side.move = str(engine.choose(board, Limit(seconds=seconds)))
         notes = list(engine.notes)
     side.cpu_seconds = max(0.0, children_cpu() - before - start_seconds)  # the process is waited for on close
+    reported = False
     for note in notes:
         m = DEPTH_LINE.match(note)
         if m:
@@ -187,11 +194,12 @@ def theirs(command: str, board: BaseBoard, seconds: float, start_seconds: float)
             continue
         m = END_LINE.match(note)
         if m:
-            _, _, depth, sel, _, nodes, nodes_unit, amount, unit = m.groups()
-            side.depth, side.selective_depth = int(depth), int(sel)
+            _, _, depth, sel, score, nodes, nodes_unit, amount, unit = m.groups()
+            side.depth, side.selective_depth, side.score = int(depth), int(sel), score
             side.nodes = int(nodes) * UNITS[nodes_unit]
             side.milliseconds = float(int(amount) * MILLISECONDS[unit])
-    if not side.milliseconds:
+            reported = True
+    if not reported:
         raise SystemExit(f"the engine printed no 'MESSAGE Speed ... | Node ... | Time ...' line; its messages: {notes}")
     return side
 
@@ -219,6 +227,7 @@ def summarise(rule: str, rows: list[tuple[int, Side, Side]], seconds: float) -> 
         out[f"{name}_full_searches"] = len(full)
         out[f"{name}_knps"] = median([s.nodes_per_second / 1000 for s in full])
         out[f"{name}_knps_cpu"] = median([s.nodes_per_cpu_second / 1000 for s in full])
+        out[f"{name}_all_knps_cpu"] = median([s.all_nodes_per_cpu_second / 1000 for s in full])
         out[f"{name}_cpu_share"] = median([s.cpu_share for s in full])
         out[f"{name}_depth"] = median([float(s.depth) for s in full])
         for depth in DEPTHS:
@@ -311,14 +320,16 @@ def main(argv: list[str] | None = None) -> int:
         }
     print("\nsummary: medians over the positions (speeds and depth: over the searches that used at least half "
           "their time, how many in brackets; ms to a depth: over those that completed it, how many in brackets)")
-    head = ["rule", "kN/s ours / theirs", "kN/cpu-s ours / theirs", "ratio (cpu)", "cpu % ours / theirs",
+    head = ["rule", "kN/s ours / theirs", "kN/cpu-s ours (with threat nodes) / theirs", "ratio (cpu)",
+            "cpu % ours / theirs",
             "depth ours / theirs"] + [f"ms d{d} ours / theirs" for d in DEPTHS]
     table = []
     for s in summaries:
         ratio = s["theirs_knps_cpu"] / s["ours_knps_cpu"] if s["ours_knps_cpu"] else None
         cells = [s["rule"], f"{show(s['ours_knps'])} ({s['ours_full_searches']}) / {show(s['theirs_knps'])} "
                             f"({s['theirs_full_searches']})",
-                 f"{show(s['ours_knps_cpu'])} / {show(s['theirs_knps_cpu'])}", f"x{show(ratio, 1)}",
+                 f"{show(s['ours_knps_cpu'])} ({show(s['ours_all_knps_cpu'])}) / {show(s['theirs_knps_cpu'])}",
+                 f"x{show(ratio, 1)}",
                  f"{show(100 * s['ours_cpu_share'])} / {show(100 * s['theirs_cpu_share'])}",
                  f"{show(s['ours_depth'], 1)} / {show(s['theirs_depth'], 1)}"]
         cells += [f"{show(s[f'ours_ms_d{d}'])} ({s[f'ours_reached_d{d}']}) / {show(s[f'theirs_ms_d{d}'])} "

@@ -24,6 +24,9 @@ for line in sys.stdin:
         details = True
     elif cmd == "START":
         print("OK", flush=True)
+    elif cmd == "DONE" and sys.argv[1:] == ["instant"]:  # a mate seen at once, as Rapfi reports it
+        print("MESSAGE Speed 14000 | Depth 8-2 | Eval M1 | Node 14 | Time 0ms", flush=True)
+        print("8,7", flush=True)
     elif cmd == "DONE":
         if details:
             print("MESSAGE Depth 4-6 | Eval -31 | Time 7ms | J8 I6", flush=True)
@@ -59,6 +62,7 @@ def test_the_engines_report_gives_its_depths_nodes_and_time(speed: ModuleType, t
     assert side.reached == {4: 7.0, 6: 9.0, 10: 166.0}  # the first time depth 10 was completed
     assert (side.depth, side.selective_depth, side.nodes, side.milliseconds) == (10, 22, 160_000, 975.0)
     assert side.nodes_per_second == pytest.approx(160_000 / 0.975)
+    assert side.score == "-M34"
 
 
 def test_the_stored_positions_are_twenty_middle_games_of_each_rule(speed: ModuleType) -> None:
@@ -70,3 +74,14 @@ def test_the_stored_positions_are_twenty_middle_games_of_each_rule(speed: Module
         for moves in data[rule]:
             board = speed.replay(rule, moves)
             assert 20 <= len(moves) <= 24 and not board.is_game_over()
+
+
+def test_a_search_reported_in_no_time_is_read_too(speed: ModuleType, tmp_path: Path) -> None:
+    script = tmp_path / "rapfi_like.py"
+    script.write_text(textwrap.dedent(RAPFI_LIKE))
+    board = gomoku(15)
+    for move in ("h8", "h9", "i9"):  # more than one stone: the position goes as BOARD
+        board.push(move)
+    side = speed.theirs(f"{sys.executable} {script} instant", board, 1.0, 0.0)
+    assert (side.depth, side.nodes, side.milliseconds, side.score) == (8, 14, 0.0, "M1")
+    assert side.nodes_per_second == 0.0 and side.reached == {}
