@@ -47,12 +47,13 @@ def run_clients(
     duration: float,
     think: float,
     games: int,
+    probe: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
     """Start one client process per share, playing ``clients(where, share, think, window, out)``,
-    wait until every player is connected, then :func:`measure` the run."""
+    wait until every player is connected, then :func:`measure` the run (and ``probe`` it)."""
     window = context.RawArray("d", [float("inf"), float("inf")])  # set once every player is connected
     workers, out = start_clients(context, clients, where, shares, think, window)
-    result = measure(pid, window, duration, think, games, workers, out)
+    result = measure(pid, window, duration, think, games, workers, out, probe)
     for w in workers:
         w.join(timeout=30)
     return result
@@ -77,11 +78,19 @@ def start_clients(
 
 
 def measure(
-    pid: int | None, window: Any, duration: float, think: float, games: int, workers: list[Any], out: Any
+    pid: int | None,
+    window: Any,
+    duration: float,
+    think: float,
+    games: int,
+    workers: list[Any],
+    out: Any,
+    probe: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
     """Open the measuring ``window`` (after a warm-up), sample the server ``pid``
     (peak memory, CPU) through it while the client processes ``workers`` play,
-    then gather their figures from ``out``."""
+    then gather their figures from ``out``.  ``probe()`` is called when the window
+    opens and when it closes; the two answers are the result's ``"probes"``."""
     start = time.time() + max(1.0, min(3.0, games / 500))  # warm up: every player playing
     window[0], window[1] = start, start + duration
     proc = None
@@ -92,14 +101,19 @@ def measure(
     peak = 0
     cpu_before = 0.0
     before_taken = False
+    probes: list[Any] = []
     while time.time() < window[1]:
         if proc is not None:
             rss = proc.memory_info().rss + sum(c.memory_info().rss for c in proc.children(recursive=True))
             peak = max(peak, rss)
         if not before_taken and time.time() >= window[0]:
             cpu_before, before_taken = _cpu_seconds(pid), True
+            if probe is not None:
+                probes.append(probe())
         time.sleep(0.1 if before_taken else min(0.1, max(0.0, window[0] - time.time())))
     cpu_after = _cpu_seconds(pid)
+    if probe is not None:
+        probes.append(probe())
     elapsed = duration
     parts = [out.get(timeout=120) for _ in workers]
     lat = sorted(x for part in parts for x in part["latencies"])
@@ -129,6 +143,7 @@ def measure(
         # the server's own CPU use: on a shared machine the clients compete with it
         "server_cpu_percent": round(100 * server_cpu / elapsed, 1) if pid is not None else None,
         "server_cpu_ms_per_move": round(1000 * server_cpu / moves, 3) if pid is not None and moves else None,
+        "probes": probes,
     }
 
 

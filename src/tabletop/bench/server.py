@@ -61,6 +61,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " and print the server's figures as a share of it",
     )
     parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also print the server's CPU a move by part (socket read, parse, room, Match, store and"
+        " its writer, bus, frames out, the loop), timed inside the server (serve --profile)",
+    )
+    parser.add_argument(
         "--soak",
         type=float,
         default=None,
@@ -218,6 +224,7 @@ async def _clients(base: str, seats: list[Seat], think: float, window: Any, out:
         "messages": stats.messages + [repr(f) for f in failures[:3]],
     }
 
+
 def _create_rooms(base: str, games: int, seats: list[list[Seat]]) -> None:
     processes = len(seats)
     import httpx
@@ -234,7 +241,7 @@ def _create_rooms(base: str, games: int, seats: list[list[Seat]]) -> None:
 
 
 def _run(
-    base: str, games: int, duration: float, think: float, pid: int | None, processes: int
+    base: str, games: int, duration: float, think: float, pid: int | None, processes: int, profile: bool = False
 ) -> dict[str, Any]:
     import multiprocessing
 
@@ -248,7 +255,60 @@ def _run(
     # fork on Linux (quick to start); spawn elsewhere
     context: Any = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     shares = [share for share in seats if share]
-    return run_clients(context, _clients, base, shares, pid, duration, think, games)
+    probe = None
+    if profile:
+        _profile_sample(base)  # a server without --profile is named before the run
+
+        def probe() -> dict[str, Any]:
+            return _profile_sample(base)
+
+    result = run_clients(context, _clients, base, shares, pid, duration, think, games, probe)
+    probes = result.pop("probes")
+    if profile and len(probes) == 2:
+        result["cpu_ms_per_move_by_part"] = split_by_part(probes[0], probes[1], result["moves"])
+    return result
+
+
+def _profile_sample(base: str) -> dict[str, Any]:
+    import httpx
+
+    answer = httpx.get(f"{base}/api/profile", timeout=30)
+    if answer.status_code == 404:
+        raise CliError(f"the server at {base} does not profile: start it with tabletop serve --profile")
+    answer.raise_for_status()
+    found: dict[str, Any] = answer.json()
+    return found
+
+
+PART_NAMES = {
+    "read": "socket read (uvicorn's protocol: websocket framing, the frame queued)",
+    "parse": "frame checks and parsing (size, rate, pydantic)",
+    "room": "the room (requests, seats, lock, rematches, greetings)",
+    "match": "the Match (rules, events)",
+    "store": "the store in the loop (batches to the writer process, answers)",
+    "writer": "the store's writer process (SQL, commit, fsync)",
+    "bus": "the bus (event frames, delivery to each connection)",
+    "frames": "frames out (JSON text, websocket framing, socket writes)",
+    "loop": "the event loop and the web stack around our code (asyncio, Starlette, uvicorn)",
+    "threads": "the server's other threads (store reads)",
+    "workers": "the worker pool (computer seats)",
+}
+
+
+def split_by_part(before: dict[str, Any], after: dict[str, Any], moves: int) -> dict[str, float]:
+    """The server's CPU a move (ms) by part between two ``GET /api/profile`` answers: the loop
+    thread's parts, the process's other threads, the writer process, the other children."""
+    if moves <= 0:
+        return {}
+    ns = {part: after["parts_ns"][part] - before["parts_ns"][part] for part in after["parts_ns"]}
+    thread = after["thread_ns"] - before["thread_ns"]
+    ns["threads"] = after["process_ns"] - before["process_ns"] - thread
+    ns["writer"] = after["writer_ns"] - before["writer_ns"]
+    ns["workers"] = after["children_ns"] - before["children_ns"] - ns["writer"]
+    split = {part: round(ns[part] / moves / 1e6, 4) for part in PART_NAMES if part in ns}
+    split["total"] = round(sum(ns.values()) / moves / 1e6, 4)
+    return split
+
 
 def run(args: argparse.Namespace) -> int:
     if args.soak is not None:
@@ -263,15 +323,17 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--clients must be at least 1")
     processes = min(args.games, args.clients or os.cpu_count() or 1)
     if args.url:
-        result = _run(args.url.rstrip("/"), args.games, args.duration, args.think, None, processes)
+        result = _run(args.url.rstrip("/"), args.games, args.duration, args.think, None, processes, args.profile)
         return _report(_with_reference(result, args, processes), args.json)
     # a stress run (--think 0) sends far more than the 20 frames a second a
     # person could; the flood limit is lifted for it and the report says so
     unlimited = args.think < 0.05
-    with served(args.serve_arg + (["--frame-rate", "0"] if unlimited else [])) as (base, server, _folder):
-        result = _run(base, args.games, args.duration, args.think, server.pid, processes)
+    extra = args.serve_arg + (["--frame-rate", "0"] if unlimited else []) + (["--profile"] if args.profile else [])
+    with served(extra) as (base, server, _folder):
+        result = _run(base, args.games, args.duration, args.think, server.pid, processes, args.profile)
         result["flood_limit"] = "off" if unlimited else "20 frames/s"
     return _report(_with_reference(result, args, processes), args.json)
+
 
 def _with_reference(result: dict[str, Any], args: argparse.Namespace, processes: int) -> dict[str, Any]:
     """With ``--reference``: the same games, duration, think time and client
@@ -284,10 +346,12 @@ def _with_reference(result: dict[str, Any], args: argparse.Namespace, processes:
         reference = relay.run(args.games, args.duration, args.think, processes)
     except RuntimeError as exc:
         raise CliError(str(exc)) from None
+    reference.pop("probes", None)
     result["reference"] = reference
     rate = reference["moves_per_second"]
     result["share_of_reference"] = round(result["moves_per_second"] / rate, 3) if rate else None
     return result
+
 
 def _report(result: dict[str, Any], as_json: bool) -> int:
     if as_json:
@@ -310,6 +374,12 @@ def _report(result: dict[str, Any], as_json: bool) -> int:
     )
     for sample in result["error_samples"]:
         print(f"  error: {sample}")
+    split = result.get("cpu_ms_per_move_by_part")
+    if split:
+        print(f"server CPU a move by part, timed in the server (--profile): {split['total']:.3f} ms")
+        for part, name in PART_NAMES.items():
+            if part in split:
+                print(f"  {split[part]:7.4f} ms  {100 * split[part] / split['total']:5.1f} %  {name}")
     ref = result.get("reference")
     if ref is not None:
         rl = ref["latency_ms"]

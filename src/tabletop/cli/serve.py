@@ -35,6 +35,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--allow-engines", action="store_true", help="let rooms run external engines (gomocup:, nboard:)"
     )
+    # time the event loop's CPU by part and answer GET /api/profile (tabletop bench server --profile)
+    p.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     p.add_argument(
         "--sqlite-synchronous",
         default="FULL",
@@ -73,8 +75,14 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         allow_engines=args.allow_engines,
         sqlite_synchronous=args.sqlite_synchronous,
+        profile=args.profile,
     )
     app = create_app(settings)
+    ws: Any = "websockets-sansio"  # the websockets library's sans-I/O protocol
+    if args.profile:
+        from tabletop.server.profile import timed_protocol
+
+        ws = timed_protocol(app.state.clock)  # the same protocol, its socket reads timed
     config = uvicorn.Config(
         app,
         host=args.host,
@@ -82,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         log_level="warning",
         ws_max_size=65536,
         ws_per_message_deflate=False,
-        ws="websockets-sansio",  # the websockets library's sans-I/O protocol
+        ws=ws,
     )
     server = uvicorn.Server(config)
     url_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host

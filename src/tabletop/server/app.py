@@ -17,8 +17,9 @@ from fastapi import FastAPI
 from tabletop.server.analyses import Analyses
 from tabletop.server.bus import make_bus
 from tabletop.server.lobby import Lobby
+from tabletop.server.profile import NO_CLOCK, PartClock
 from tabletop.server.rooms import RoomHub
-from tabletop.server.routers import accounts, analysis, imports, lobby, pages, rooms
+from tabletop.server.routers import accounts, analysis, imports, lobby, pages, profile, rooms
 from tabletop.server.routers.responses import add_error_handlers
 from tabletop.server.routers.socket import router as socket_router
 from tabletop.server.security import secure
@@ -34,10 +35,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Open the store, the bus and the pool, start the lobby's seek heartbeat, resume unfinished
     rooms; close all at shutdown."""
     settings: Settings = app.state.settings
-    store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous)
+    clock = app.state.clock
+    store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous, clock=clock)
     bus = await make_bus(settings.redis)
     pool = Pool(settings.workers)
-    hub = RoomHub(store, bus, pool, replay_limit=settings.replay_limit, shared=settings.redis is not None)
+    hub = RoomHub(
+        store, bus, pool, replay_limit=settings.replay_limit, shared=settings.redis is not None, clock=clock
+    )
     app.state.hub = hub
     app.state.lobby = Lobby(hub)
     hub.spawn(app.state.lobby.keep_seeks_fresh())  # the seeks of players who left go (lobby.py)
@@ -58,7 +62,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Reversi, Gomoku/Renju and Tic-tac-toe rooms over REST and websockets",
         lifespan=lifespan,
     )
-    app.state.settings = settings or Settings()
+    app.state.settings = settings = settings or Settings()
+    # the event loop's CPU by part, read at GET /api/profile (tabletop bench server --profile)
+    app.state.clock = PartClock() if settings.profile else NO_CLOCK
     app.state.evaluations = analysis.Evaluations()
     app.state.analyses = Analyses()
     secure(app)  # security headers on every answer; no secret in the logs
@@ -69,6 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(analysis.router)
     app.include_router(imports.router)
     app.include_router(socket_router)
+    app.include_router(profile.router)
     app.include_router(pages.router)
     pages.mount_web(app)
     return app

@@ -34,6 +34,7 @@ from tabletop.server.bus import Broadcast, Bus, frame
 from tabletop.server.catchup import CatchUp, send_missed
 from tabletop.server.clock import FlagTimer, RoomTime, clock_settings
 from tabletop.server.errors import RoomError
+from tabletop.server.profile import Clock
 from tabletop.server.rematch import RematchOffer, started
 from tabletop.server.results import read_players, result_call
 from tabletop.server.seats import COLORS, Client, Seats
@@ -63,6 +64,9 @@ class Hub(Protocol):
 
     @property
     def replay_limit(self) -> int: ...
+
+    @property
+    def clock(self) -> Clock: ...
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]: ...
 
@@ -103,6 +107,7 @@ class Room:
         self.seats = Seats(stored.seats, self.seats)
         self.record: RoomRecord = stored.room
         self.time = RoomTime()
+        resume = self.hub.clock.enter("match")
         self.match = _new_match(stored.room, self.time)
         self.extra: dict[int, dict[str, Any]] = {}  # per-version additions (forbidden points)
         self.match.subscribe(self._annotate)
@@ -116,6 +121,7 @@ class Room:
             finally:
                 self.time.fixed = None
             self.next_action = action.n + 1
+        self.hub.clock.enter(resume)
         clock = self.match.clock
         if clock is not None and clock.running is not None:
             clock.since = self.time()  # resume from the stored times; the downtime is nobody's
@@ -338,19 +344,24 @@ class Room:
         label = None if color is None else color.label
         self.time.fixed = at
         error: MatchError | None = None
+        parts = self.hub.clock  # CPU by part (--profile)
+        resume = parts.enter("match")
         try:
             _apply(m, kind, label, arg)
         except MatchError as exc:
             error = exc
         finally:
             self.time.fixed = None
+            parts.enter(resume)
         if m.version != before:
             stored_seq = seq if error is None and label is not None else None
             await self._store(ActionRecord(self.next_action, kind, label, arg, at), stored_seq)
             if client is not None and seq is not None and error is None:
                 client.send(frame("ack", seq=seq))
+            resume = parts.enter("bus")
             events = Broadcast("events", [self.event_frame(e) for e in m.events[before:]], m.version)
             await self.hub.bus.publish(self.id, events)
+            parts.enter(resume)
             self.after_change()
         if error is not None:
             raise RoomError(error.code, str(error))

@@ -23,6 +23,7 @@ from typing import Any
 from tabletop.match import MatchError
 from tabletop.server.bus import Broadcast, Bus, frame
 from tabletop.server.errors import RoomError
+from tabletop.server.profile import NO_CLOCK, Clock
 from tabletop.server.rematch import rematch_records
 from tabletop.server.results import seat_rematch_players
 from tabletop.server.room import Room
@@ -55,9 +56,17 @@ class RoomHub:
     """All rooms of this process: create, join, find (loading from the store), resume."""
 
     def __init__(
-        self, store: Store, bus: Bus, pool: Pool, *, replay_limit: int = 500, shared: bool = False
+        self,
+        store: Store,
+        bus: Bus,
+        pool: Pool,
+        *,
+        replay_limit: int = 500,
+        shared: bool = False,
+        clock: Clock = NO_CLOCK,
     ) -> None:
         self.store = store
+        self.clock = clock  # the loop's CPU by part (--profile), charged by the rooms and their sockets
         self.bus = bus
         self.shared = shared  # other server processes change rooms too (shared database and bus)
         self.pool = pool

@@ -40,7 +40,8 @@ class Settings:
     the base of invite links (None: taken from each request).
     ``allow_engines``: let rooms name external engines (``gomocup:CMD``,
     ``nboard:CMD``), which run a command on this machine: off unless the operator
-    turns it on.  Moves are committed by the store's writer process (see
+    turns it on.  ``profile``: time the event loop's CPU by part of the server and
+    answer ``GET /api/profile`` (``tabletop bench server --profile``).  Moves are committed by the store's writer process (see
     :class:`~tabletop.server.store.SqlStore`), which has no setting."""
 
     database: str = "sqlite:///:memory:"
@@ -52,3 +53,4 @@ class Settings:
     public_url: str | None = None
     sqlite_synchronous: str = "FULL"
     allow_engines: bool = False
+    profile: bool = False

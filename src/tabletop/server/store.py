@@ -40,6 +40,8 @@ from typing import Any, Protocol, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from tabletop.server.profile import NO_CLOCK, Clock
+
 __all__ = [
     "ActionRecord",
     "Call",
@@ -511,9 +513,10 @@ class _ProcessWriter:
     in that order.  A writer that dies fails the batches it had with
     :class:`WriterGone` and is started again for the next one."""
 
-    def __init__(self, url: str, synchronous: str) -> None:
+    def __init__(self, url: str, synchronous: str, clock: Clock = NO_CLOCK) -> None:
         self.url = url
         self.synchronous = synchronous
+        self.clock = clock
         self._process: Any = None
         self._channel: Any = None
         self._replies: deque[asyncio.Future[tuple[list[Outcome], int]]] = deque()
@@ -567,6 +570,14 @@ class _ProcessWriter:
         return reply
 
     def _readable(self) -> None:
+        resume = self.clock.enter("store")
+        try:
+            self._answer()
+        finally:
+            self.clock.enter(resume)
+
+    def _answer(self) -> None:
+        """Read the writer's answer to the oldest batch out and hand it to that batch's future."""
         try:
             message = pickle.loads(self._channel.recv_bytes())
         except (EOFError, OSError) as exc:
@@ -598,10 +609,14 @@ class _ProcessWriter:
 class SqlStore:
     """The :class:`Store` on a SQLAlchemy engine, with group commit."""
 
-    def __init__(self, url: str, *, sqlite_synchronous: str = "FULL", migrate: bool = True) -> None:
+    def __init__(
+        self, url: str, *, sqlite_synchronous: str = "FULL", migrate: bool = True, clock: Clock = NO_CLOCK
+    ) -> None:
         """Batches are committed in a writer process; an in-memory SQLite database
-        lives only in this process, so its batches are committed in a thread here."""
+        lives only in this process, so its batches are committed in a thread here.
+        ``clock``: charged with the store's work in the loop (``--profile``)."""
         self.url = url
+        self.clock = clock
         self.engine = _engine(url, sqlite_synchronous)
         if migrate:
             upgrade(self.engine)
@@ -610,7 +625,7 @@ class SqlStore:
         self._committer = _Committer(self.engine)
         url_ = self.engine.url
         in_memory = url_.get_backend_name() == "sqlite" and url_.database in (None, "", ":memory:")
-        self._process = None if in_memory else _ProcessWriter(url, sqlite_synchronous)
+        self._process = None if in_memory else _ProcessWriter(url, sqlite_synchronous, clock)
         # batches out at once: the writer process takes the next while it commits one; the thread one at a time
         self._depth = 1 if self._process is None else WRITER_DEPTH
         self._in_flight = 0
@@ -634,6 +649,7 @@ class SqlStore:
 
     # -- writes (group commit) -----------------------------------------------------------
     async def _write(self, work: _Write) -> Any:
+        resume = self.clock.enter("store")
         loop = self._kick_loop if self._kick_scheduled else None  # a write earlier in this turn found it
         if loop is None:  # asked once per batch: in CPython 3.11 asking costs a getpid() call
             loop = self._kick_loop = asyncio.get_running_loop()
@@ -641,15 +657,21 @@ class SqlStore:
             loop.call_soon(self._kick)  # once this turn of the loop has queued its writes
         done: asyncio.Future[Any] = loop.create_future()
         self._pending.append((work, done))
-        return await done
+        self.clock.enter("loop")  # the commit is waited for: the loop runs other work meanwhile
+        try:
+            return await done
+        finally:
+            self.clock.enter(resume)
 
     def _kick(self) -> None:
         """Hand over what is waiting, as one batch, while fewer than ``_depth`` batches are out."""
+        resume = self.clock.enter("store")
         self._kick_scheduled = False
         while self._pending and self._in_flight < self._depth:
             batch, self._pending = self._pending, []
             self._in_flight += 1
             self._submit([w for w, _ in batch]).add_done_callback(partial(self._landed, batch))
+        self.clock.enter(resume)
 
     def _submit(self, works: list[_Write]) -> asyncio.Future[tuple[list[Outcome], int]]:
         if self._process is not None:
@@ -657,6 +679,7 @@ class SqlStore:
         return asyncio.wrap_future(self._readers.submit(self._commit_here, works))
 
     def _landed(self, batch: list[tuple[_Write, asyncio.Future[Any]]], reply: asyncio.Future[Any]) -> None:
+        resume = self.clock.enter("store")
         self._in_flight -= 1
         error = reply.exception()
         if error is not None:
@@ -664,6 +687,7 @@ class SqlStore:
         else:
             self._settle(batch, *reply.result())
         self._kick()
+        self.clock.enter(resume)
 
     def _settle(
         self, batch: list[tuple[_Write, asyncio.Future[Any]]], outcomes: list[Outcome], commits: int
@@ -714,7 +738,11 @@ class SqlStore:
         :meth:`close` waits for the reads under way before it disposes of the engine: a
         cancelled task does not stop its thread, and SQLite crashes on a connection disposed
         under a query.  A read cancelled before it started never runs."""
-        return await asyncio.wrap_future(self._readers.submit(function))
+        resume = self.clock.enter("loop")  # the read runs in a thread: the loop goes on meanwhile
+        try:
+            return await asyncio.wrap_future(self._readers.submit(function))
+        finally:
+            self.clock.enter(resume)
 
     async def load(self, room_id: str) -> StoredRoom | None:
         return await self.read(lambda: self._load(room_id))
