@@ -72,8 +72,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"{turns[0][1].score})")
         else:
             ply, side = turns[first - 1]
+            choice = (f"the engine would play {side.move}" if side.move != moves[ply] else
+                      "the engine's choice too: lost before, beyond what it saw in its time")
             print(f"  verdict: lost after A's {moves[ply]} at ply {ply + 1} (scored {side.score} before it; "
-                  f"the engine would play {side.move}); {turns[first][1].score} at ply {turns[first][0] + 1}")
+                  f"{choice}); {turns[first][1].score} at ply {turns[first][0] + 1}")
     return 0
 
 

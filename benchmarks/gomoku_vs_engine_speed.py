@@ -320,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         }
     print("\nsummary: medians over the positions (speeds and depth: over the searches that used at least half "
           "their time, how many in brackets; ms to a depth: over those that completed it, how many in brackets)")
-    head = ["rule", "kN/s ours / theirs", "kN/cpu-s ours (with threat nodes) / theirs", "ratio (cpu)",
+    head = ["rule", "kN/s ours / theirs", "kN/cpu-s ours (with threat nodes) / theirs", "theirs / ours (cpu, search)",
             "cpu % ours / theirs",
             "depth ours / theirs"] + [f"ms d{d} ours / theirs" for d in DEPTHS]
     table = []
