@@ -35,6 +35,8 @@ for line in sys.stdin:
             continue
     if cmd == "START":
         print("OK", flush=True)
+    elif cmd == "ABOUT":
+        print('name="first-empty", version="1"', flush=True)
     elif cmd == "RESTART":
         taken = set()
         print("OK", flush=True)
@@ -63,6 +65,7 @@ def test_bench_gomoku_vs_plays_level_10_against_the_engine_through_the_match_run
     summary = json.loads(capsys.readouterr().out)
     assert (summary["games"], summary["wins"], summary["failures"]) == (2, 2, [])
     assert summary["rule"] == "renju" and summary["engine"].endswith("first_empty.py")
+    assert summary["about"] == 'name="first-empty", version="1"'
     assert summary["a_seconds_per_move"] > 0 and summary["b_seconds_per_move"] > 0
     games = [json.loads(line) for line in log.read_text().splitlines()]
     assert sorted(g["spec"]["a_is_black"] for g in games) == [False, True]  # one game with each colour
@@ -72,3 +75,9 @@ def test_bench_gomoku_vs_plays_level_10_against_the_engine_through_the_match_run
 def test_bench_gomoku_vs_names_a_bad_rule(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "gomoku", "--vs", "pbrain-anything", "--rule", "go"]) == 2
     assert "--rule 'go' is not a Gomoku rule" in capsys.readouterr().err
+
+
+def test_bench_gomoku_vs_an_engine_that_cannot_start_is_an_error_not_a_won_match(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "gomoku", "--vs", "/nonexistent/pbrain-nothing", "--games", "2"]) == 2
+    assert "--vs: cannot start the engine" in capsys.readouterr().err

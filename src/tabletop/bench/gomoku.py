@@ -196,23 +196,31 @@ def versus_specs(command: str, games: int, rule: str, think: float, seed: int) -
 
 def play_versus(args: argparse.Namespace) -> dict[str, Any]:
     """Play the ``--vs`` match; its summary (``tabletop match --json``'s object) with the settings."""
+    from tabletop.protocols.gomocup import GomocupError, GomocupPlayer
     from tabletop.tournament import GameLog, GameLogError, play_match
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     specs = versus_specs(args.vs, int(args.games), args.rule, float(args.think), int(args.seed))
+    try:  # an engine that cannot start would lose every game: say so instead of scoring it
+        with GomocupPlayer(args.vs) as probe:
+            about = probe.identify(seconds=30)
+    except GomocupError as exc:
+        raise UsageError(f"--vs: {exc}") from None
     try:
         log = GameLog(args.log) if args.log else None
         report = play_match(specs, int(args.jobs), log=log)
     except (GameLogError, OSError) as exc:
         raise UsageError(f"--log: {exc}") from None
     summary = report.summary()
-    summary.update({"engine": args.vs, "rule": args.rule, "think": float(args.think), "jobs": int(args.jobs)})
+    summary.update({"engine": args.vs, "about": about, "rule": args.rule, "think": float(args.think),
+                    "jobs": int(args.jobs)})
     return summary
 
 
 def print_versus(summary: dict[str, Any]) -> None:
     print(f"tabletop bench gomoku: level 10 against {summary['engine']}")
+    print(f"  the engine says: {summary['about']}")
     print(f"  {summary['rule']}, {summary['think']:g} s a move each, {summary['jobs']} game(s) at a time")
     print(f"  level 10 score {100 * summary['score']:5.1f} %   {summary['wins']} wins, {summary['draws']} draws, "
           f"{summary['losses']} losses of {summary['games']}   Elo {summary['elo']:+.0f} "
