@@ -1,6 +1,7 @@
 """A ``tabletop serve`` whose worker process dies while the computer thinks (a real SIGKILL, a
 real SIGSEGV): a new worker computes the move again, the player gets it with no error, the
-game goes on, and the server's log names the death, the room and the move."""
+game goes on, and the server's log names the death, the room and the move.  A game analysis
+whose worker dies likewise finishes every position."""
 
 from __future__ import annotations
 
@@ -121,3 +122,31 @@ def test_the_computers_move_comes_after_its_worker_dies_and_the_log_names_the_de
         assert final["moves"] == [str(m) for m in board.move_stack] and final["turn"] == "black"
     finally:
         sock.close()
+
+
+def test_a_game_analysis_whose_worker_dies_still_covers_every_position(server: ServerWithLog) -> None:
+    data = server.http.post("/api/rooms", json={"game": "reversi", "mode": "local"}).json()
+    room = data["room"]
+    board = Board()
+    sock = server.ws(room)
+    try:
+        sock.hello(data["tokens"]["black"], data["tokens"]["white"])
+        for seq in range(1, 17):  # both seats from one screen: sixteen moves (no pass) to analyse
+            move = str(board.legal_moves[0])
+            board.push(move)
+            sock.send({"type": "move", "move": move, "seq": seq})
+            sock.ack(seq)
+    finally:
+        sock.close()
+    started = server.http.post(f"/api/rooms/{room}/analysis")
+    assert started.status_code == 202, started.text
+    worker = server.thinking_worker()
+    os.kill(worker, signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while (analysis := server.http.get(f"/api/rooms/{room}/analysis").json())["status"] == "running":
+        assert time.monotonic() < deadline, "the analysis did not end"
+        time.sleep(0.2)
+    assert analysis["status"] == "done" and analysis["done"] == 17
+    assert [p["ply"] for p in analysis["positions"]] == list(range(17))
+    assert all(p["best"] for p in analysis["positions"][:-1])
+    server.wait_log(f"process pool worker {worker} was killed by SIGKILL while running room {room}: the game's analysis")
