@@ -17,6 +17,7 @@ import psutil
 import pytest
 
 from tabletop.games.reversi import Board
+from tabletop.server.workers import ATTEMPTS
 from test_server import Server, state
 
 COMPUTER = "mcts:1s"  # thinks its full second: time to find its worker and kill it meanwhile
@@ -49,13 +50,15 @@ class ServerWithLog(Server):
             assert time.monotonic() < deadline, f"{text!r} not in the server's log:\n{self.output[-3000:]}"
             time.sleep(0.05)
 
-    def thinking_worker(self, timeout: float = 20) -> int:
+    def thinking_worker(self, timeout: float = 20, killed: frozenset[int] = frozenset()) -> int:
         """The pid of the pool worker running a job: of the processes the server started through
         its forkserver (the store's writer among them), the one whose note on the pool's desk
         (``tabletop-pool-*/PID`` in the temporary directory) holds a job's token."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for child in psutil.Process(self.process.pid).children(recursive=True):
+                if child.pid in killed:
+                    continue
                 for note in Path(tempfile.gettempdir()).glob(f"tabletop-pool-*/{child.pid}"):
                     with contextlib.suppress(OSError):
                         if note.read_text().strip():
@@ -149,4 +152,33 @@ def test_a_game_analysis_whose_worker_dies_still_covers_every_position(server: S
     assert analysis["status"] == "done" and analysis["done"] == 17
     assert [p["ply"] for p in analysis["positions"]] == list(range(17))
     assert all(p["best"] for p in analysis["positions"][:-1])
-    server.wait_log(f"process pool worker {worker} was killed by SIGKILL while running room {room}: the game's analysis")
+    label = f"room {room}: the game's analysis"
+    server.wait_log(f"process pool worker {worker} was killed by SIGKILL while running {label}")
+
+
+def test_a_computer_whose_worker_dies_every_time_fails_with_a_clear_error_not_a_hang(
+    server: ServerWithLog,
+) -> None:
+    data = server.http.post(
+        "/api/rooms", json={"game": "reversi", "mode": "local", "seats": {"white": COMPUTER}}
+    ).json()
+    room = data["room"]
+    sock = server.ws(room)
+    try:
+        sock.hello(data["tokens"]["black"])
+        sock.send({"type": "move", "move": "f5", "seq": 1})
+        sock.event("thinking")
+        killed: set[int] = set()
+        for _ in range(ATTEMPTS):  # each new worker dies as soon as it starts the move
+            worker = server.thinking_worker(killed=frozenset(killed))
+            os.kill(worker, signal.SIGKILL)
+            killed.add(worker)
+        error = sock.error("engine_failed")
+        died = f"the worker process died {ATTEMPTS} times (the last was killed by SIGKILL)"
+        assert error["message"] == f"the computer ({COMPUTER}) failed: {died}"
+        assert state(server, room)["moves"] == ["f5"]  # the room stays as it was, White to move
+        assert state(server, room)["turn"] == "white"
+    finally:
+        sock.close()
+    label = f"room {room}: white's move 2 ({COMPUTER})"
+    server.wait_log(f"{label} failed: a worker process died {ATTEMPTS} times")
