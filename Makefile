@@ -8,20 +8,23 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup run test lint typecheck unit system-deps bench screenshots clean
+.PHONY: setup run test lint typecheck unit bounds system-deps bench screenshots clean
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check uv==0.13.9
-	$(BIN)/uv pip install -q --python $(BIN)/python -r requirements.lock
+	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -r requirements.lock
 	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-## numba's compiled kernels are cached beside the sources; compiling them here keeps that (and the
-## ~90 MB LLVM holds on to after compiling) out of the first game, engine run and test
+## Python's bytecode is written here once (the environment may set PYTHONDONTWRITEBYTECODE, and then
+## every process compiles numba's and our sources anew: seconds before an engine's first answer);
+## numba's compiled kernels are cached beside the sources: compiling every engine's here keeps that
+## (and the ~90 MB LLVM holds on to after compiling) out of the first game, engine run and test
 setup: $(STAMP)
-	$(BIN)/python -c "from tabletop.ai.gomoku.engine import warm_up; warm_up()"
+	$(BIN)/python -m compileall -q -j 0 src >/dev/null
+	$(BIN)/python -m tabletop.ai.warmup
 
 ## make run: set up, then start the server with the web app on the embedded defaults
 run: setup
@@ -48,8 +51,16 @@ typecheck: setup
 unit: setup
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
+## the kernels' tests again with numba's bounds checking on (an index past an array's end raises
+## instead of writing over memory), compiled into a cache folder of their own
+BOUNDS_TESTS := tests/test_kernel_bounds.py tests/test_vcf.py tests/test_vct.py tests/test_threats_budget.py \
+	tests/test_gomoku_search.py tests/test_gomoku_forbidden_kernel.py tests/test_envs_vector.py
+bounds: setup
+	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/build/numba-boundscheck TABLETOP_BOUNDSCHECK=1 \
+	  $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile $(BOUNDS_TESTS)
+
 ## make test: set up, install what the tests need, run linters and every test
-test: setup system-deps lint typecheck unit
+test: setup system-deps lint typecheck unit bounds
 
 ## make screenshots: rerun the browser tests that write docs/screenshots/ (a test run leaves them alone)
 screenshots: setup system-deps

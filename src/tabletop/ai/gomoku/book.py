@@ -117,13 +117,18 @@ def entries(rule: str) -> list[Entry]:
 @lru_cache(maxsize=len(BOOK_RULES))
 def _table(rule: str) -> dict[Key, tuple[int, int]]:
     """Each entry's key and its move in the key's coordinates."""
+    # the names are read on an empty board, not played: replaying every line on a rules board
+    # (Renju's forbidden points judged at each stone) took seconds; the lines were played when the
+    # book was packed, and book_move checks its move on the board it is asked about
+    from tabletop.games import new_board
+
+    names = new_board("gomoku", {"rule": "freestyle", "size": BOOK_SIZE})
     table: dict[Key, tuple[int, int]] = {}
     for stones, move, _score, _depth in entries(rule):
-        board = line_board(rule, stones)
-        found = position_key(board)
-        assert found is not None, f"book line {' '.join(stones)} is longer than {MAX_STONES} stones"
-        key, sym = found
-        m = board.parse_move(move)
+        assert len(stones) <= MAX_STONES, f"book line {' '.join(stones)} is longer than {MAX_STONES} stones"
+        points = [names.parse_move(name) for name in stones]
+        key, sym = smallest_image([(i % 2, m.col, m.row) for i, m in enumerate(points)])
+        m = names.parse_move(move)
         table[key] = transform(sym, m.col, m.row)
     return table
 

@@ -574,10 +574,11 @@ def _vcf_node(B: tuple, box: np.ndarray, me: int, depth: int, h: int, fail: np.n
 def vcf_room(lines: np.ndarray, saved: np.ndarray, mv: np.ndarray, ky: np.ndarray, ply: int, levels: int) -> int:
     """The deepest VCF (in fours) whose scratch rows from ``ply`` on fit the arrays (see
     :func:`vcf_kernel`); -1 when not even row ``ply`` is there."""
-    rows = min(lines.shape[0], saved.shape[0] + 1, mv.shape[0], ky.shape[0])
+    rows: int = min(lines.shape[0], saved.shape[0] + 1, mv.shape[0], ky.shape[0])
     if ply < 0 or ply >= rows or ply >= saved.shape[0]:
         return -1
-    return min((rows - 1 - ply) // 2, (lines.shape[1] - 1) // 2, levels - 1)
+    room: int = min((rows - 1 - ply) // 2, (lines.shape[1] - 1) // 2, levels - 1)
+    return room
 
 
 @kernel

@@ -1,0 +1,89 @@
+"""Compile every engine's numba kernels into numba's cache, outside any timed move.
+
+``make setup`` runs ``python -m tabletop.ai.warmup`` so that an engine process, a server's first
+computer move or a test pays only for loading the cached machine code, not for compiling it
+(compiling the Reversi and Gomoku kernels takes minutes on two cores).  Each part runs every
+kernel its engine calls, with the argument types a real call passes (numba compiles one version
+per type signature):
+
+- Reversi: move generation, flips, perft, the pattern evaluation, the midgame search with and
+  without Multi-ProbCut, the exact solver (and its last-empties solvers), the book's lookups;
+- Gomoku: the position's updates, the VCF and VCT solvers, both searches and Renju's
+  forbidden-point judgement, under a renju and a freestyle position
+  (:func:`tabletop.ai.gomoku.engine.warm_up`);
+- the batched environments of :mod:`tabletop.envs`: reset and random steps of every game.
+
+This module must not change any engine setting or write anything but numba's cache.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+__all__ = ["warm_up_all", "warm_up_envs", "warm_up_reversi"]
+
+
+def warm_up_reversi() -> None:
+    """Run the Reversi engine's kernels once: a short search, a selective one and a solve."""
+    from tabletop.ai.reversi import kernel
+    from tabletop.ai.reversi.levels import level_player, sides
+    from tabletop.ai.reversi.search import Searcher
+    from tabletop.games import new_board
+
+    board = new_board("reversi")
+    p, o = sides(board)
+    kernel.perft(p, o, 3)
+    searcher = Searcher(tt_megabytes=1)
+    searcher.search(p, o, depth=4)
+    searcher.search(p, o, depth=6, selectivity=1.5)
+    # a position near the end, for the exact solver and its small-empties solvers
+    rng = np.random.default_rng(1)
+    while not board.is_game_over() and 64 - len(board.move_stack) > 14:
+        moves = board.legal_moves
+        board.push(moves[int(rng.integers(len(moves)))])
+    if not board.is_game_over():
+        p, o = sides(board)
+        searcher.solve(p, o)
+        searcher.search(p, o, depth=4, exact_empties=64, all_moves=True)
+    # the level players' own paths (book lookups, the clock budget, analysis)
+    start = new_board("reversi")
+    level_player(10).analyse(start)
+    level_player(1).choose(start)
+
+
+def warm_up_envs() -> None:
+    """Reset and step each batched environment (every game and Reversi size it offers)."""
+    from tabletop.envs.vector import VectorEnv
+
+    configs: list[tuple[str, dict[str, object]]] = [
+        ("reversi", {"size": 8}), ("reversi", {"size": 6}), ("reversi", {"size": 4}), ("tictactoe", {}),
+        ("gomoku", {"size": 15, "rule": "freestyle"}), ("gomoku", {"size": 15, "rule": "standard"}),
+        ("gomoku", {"size": 15, "rule": "caro"}),
+    ]
+    rng = np.random.default_rng(2)
+    for game, options in configs:
+        env = VectorEnv(game, num_envs=4, seed=0, **options)
+        obs, info = env.reset(seed=0)
+        for _ in range(3):
+            mask = info["action_mask"]
+            actions = np.array([int(rng.choice(np.flatnonzero(row))) for row in mask], dtype=np.int64)
+            obs, _, _, _, info = env.step(actions)
+
+
+def warm_up_all() -> dict[str, float]:
+    """Warm every engine; returns the seconds each part took."""
+    from tabletop.ai.gomoku.engine import warm_up as warm_up_gomoku
+
+    took: dict[str, float] = {}
+    for name, part in (("gomoku", warm_up_gomoku), ("reversi", warm_up_reversi), ("envs", warm_up_envs)):
+        started = time.perf_counter()
+        part()
+        took[name] = time.perf_counter() - started
+    return took
+
+
+if __name__ == "__main__":
+    for part, seconds in warm_up_all().items():
+        print(f"warmed {part} kernels in {seconds:.1f} s")
