@@ -266,7 +266,7 @@ def test_a_leaderboard_and_an_unknown_player_page(contexts: list[BrowserContext]
     page.locator("#leaderboard-pool").select_option("reversi-8-blitz")
     page.get_by_role("link", name="Show").click()
     page.wait_for_url(re.compile(r".*/leaderboard/reversi-8-blitz$"))
-    expect(page.locator("#player-title")).to_have_text("Leaderboard: reversi-8-blitz")
+    expect(page.locator("#player-title")).to_have_text("Leaderboard: Reversi 8×8 · Blitz")
     expect(page.locator("#player-meta")).to_contain_text("at least 10 rated games")
     page.goto(base_url + "/@/nobody_here")
     expect(page.locator("#missing-view")).to_be_visible()

@@ -92,8 +92,12 @@ function adopt(a) {
   render();
 }
 
-function note(text) {
+/** The note under Analyse: ``kind`` "state" for what renderAnalysis derives from the analysis
+ * (progress, not analysed yet), "event" for news (cancelled, refused) that stays until the
+ * state has a note of its own, so that two notes never contradict each other. */
+function note(text, kind = "event") {
   $("analysis-note").textContent = text;
+  $("analysis-note").dataset.kind = kind;
 }
 
 /** Called on every render: the box's buttons and progress, and the words for the ply shown. */
@@ -114,8 +118,16 @@ export function renderAnalysis() {
   bar.hidden = !running;
   bar.max = a.total;
   bar.value = a.done;
-  if (running) note(`Analysing… ${a.done} of ${a.total} positions`);
-  else if (a.status === "none" && !$("analysis-note").textContent) note("The engine has not analysed this game yet.");
+  let state = "";
+  if (running) state = `Analysing… ${a.done} of ${a.total} positions`;
+  else if (a.status === "none") state = "The engine has not analysed this game yet.";
+  else if (a.status === "done" && !shown) state = "The game went on after the analysis: Analyse looks at it again.";
+  const box = $("analysis-note");
+  if (state) {
+    if (running || box.dataset.kind !== "event" || !box.textContent) note(state, "state");
+  } else if (box.dataset.kind === "state") {
+    note("", "state");
+  }
   $("analysis-ply").textContent = shown ? plyWords(shown, shownPly()) : "";
   if (!shown && $("graph").querySelector(".analysis-graph")) {
     $("graph").textContent = ""; // the game moved on since: its analysis no longer fits
@@ -126,7 +138,7 @@ export function renderAnalysis() {
     const counts = {};
     for (const m of shown.moves) if (m.mark) counts[m.mark] = (counts[m.mark] || 0) + 1;
     const words = { blunder: "blunders", mistake: "mistakes", inaccuracy: "inaccuracies" };
-    note(Object.entries(words).map(([k, many]) => `${counts[k] || 0} ${counts[k] === 1 ? k : many}`).join(", "));
+    note(Object.entries(words).map(([k, many]) => `${counts[k] || 0} ${counts[k] === 1 ? k : many}`).join(", "), "state");
   }
 }
 

@@ -59,6 +59,7 @@ function adoptSeats(you) {
 }
 
 function onError(frame) {
+  game.sentAt = null; // a refused move is not on its way any more
   if (frame.code === "unknown_room") {
     game.conn.close(); // reconnecting cannot bring back a room the server does not know
     say("There is no such game.", 0);

@@ -15,6 +15,7 @@ import { api, saveSeat } from "/web/net.js";
 import { drawBoard } from "/web/board.js";
 import { replay } from "/web/replay.js";
 import { variantText } from "/web/lobby.js";
+import { loadLevels, nameColours, nameLevels } from "/web/names.js";
 
 const found = { games: [], format: "", positions: [] };
 
@@ -36,10 +37,31 @@ export function initImport() {
   $("import-opponent").addEventListener("change", syncOpponent);
   $("import-review").addEventListener("click", () => openRoom(true));
   $("import-play").addEventListener("click", () => openRoom(false));
+  $("import-text").addEventListener("input", () => keep(TEXT_KEY, $("import-text").value));
+  // the record pasted before leaving this page (Review, Play from here, a link) comes back with
+  // Back, read again when it had been read
+  const kept = sessionStorage.getItem(TEXT_KEY);
+  if (kept && !$("import-text").value) {
+    $("import-text").value = kept;
+    if (sessionStorage.getItem(READ_KEY) === kept) read(null);
+  }
+}
+
+const TEXT_KEY = "tabletop.import.text";
+const READ_KEY = "tabletop.import.read";
+
+function keep(key, value) {
+  try {
+    sessionStorage.setItem(key, value);
+  } catch {
+    // storage full or disabled: the record is only lost on leaving the page, as without it
+  }
 }
 
 async function read(filename) {
   const text = $("import-text").value;
+  keep(TEXT_KEY, text);
+  keep(READ_KEY, text);
   $("import-error").textContent = "";
   if (!text.trim()) {
     $("import-error").textContent = "Paste a record or choose a file first.";
@@ -105,6 +127,8 @@ function showPosition() {
   const last = [...moves].reverse().find((m) => m !== "pass") || null;
   $("import-board").replaceChildren(drawBoard({ game: g.game, position, last }));
   $("import-as").value = position.endsWith(" O") ? "white" : "black";
+  nameColours($("import-as"), g.game, false);
+  loadLevels().then((data) => nameLevels($("import-level"), data, g.game, g.options && g.options.rule));
   syncOpponent();
 }
 

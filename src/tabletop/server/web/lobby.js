@@ -10,6 +10,7 @@ import { $ } from "/web/dom.js";
 import { api, saveSeat } from "/web/net.js";
 import { gameTitle } from "/web/state.js";
 import { openDialog } from "/web/account.js";
+import { nameColours, poolLabel } from "/web/names.js";
 
 // the pools offered in the leaderboard menu (any pool a seek shows is added to it)
 const POOLS = ["reversi-8-blitz", "reversi-8-rapid", "gomoku-freestyle-blitz", "gomoku-renju-rapid",
@@ -65,7 +66,8 @@ function renderSeeks() {
     cell(row, seek.display).className = "rating";
     cell(row, variantText(seek.game, seek.options));
     cell(row, clockText(seek.clock));
-    cell(row, { black: "Black", white: "White" }[seek.color] || "Random");
+    const colours = seek.game === "tictactoe" ? { black: "X", white: "O" } : { black: "Black", white: "White" };
+    cell(row, colours[seek.color] || "Random");
     cell(row, seek.rated ? "Rated" : "Casual");
     const action = document.createElement("button");
     action.type = "button";
@@ -90,7 +92,8 @@ function addPool(pool) {
   const select = $("leaderboard-pool");
   if ([...select.options].some((o) => o.value === pool)) return;
   const option = document.createElement("option");
-  option.value = option.textContent = pool;
+  option.value = pool;
+  option.textContent = poolLabel(pool);
   select.append(option);
   syncLeaderboardLink();
 }
@@ -218,6 +221,7 @@ function syncForm() {
   const form = $("seek-form");
   const f = form.elements;
   for (const label of form.querySelectorAll("[data-for]")) label.hidden = label.dataset.for !== f.game.value;
+  nameColours(f.color, f.game.value);
   // a rated game needs a clock, and so does Play now (its pool is a time control)
   f.rated.disabled = !f["seek-clock"].value;
   if (!f["seek-clock"].value) f.rated.checked = false;

@@ -15,6 +15,7 @@ export function tryMove(name) {
     return;
   }
   game.redoing = false; // a move of one's own replaces whatever could have been redone
+  game.sentAt = (room.moves || []).length;
   game.conn.move(name);
 }
 
@@ -26,6 +27,12 @@ function refusal(name) {
   if (!isPlayer()) return "You are watching this game.";
   const turn = actorOf(room);
   if (!turn) return "Wait for the game to start.";
+  if (game.awaitingTurn || game.sentAt === (room.moves || []).length) {
+    // a move of this page is on its way: the legal moves and the turn held here are the old ones
+    const next = turn === "black" ? "white" : "black";
+    if (isComputer(next)) return `Wait: it is the computer's turn (${colorName(next)}).`;
+    return mine(next) ? "Wait a moment: the last move is still on its way." : `Wait: it is ${colorName(next)}'s turn.`;
+  }
   if (!mine(turn)) {
     if (isComputer(turn)) return `Wait: the computer (${colorName(turn)}) is thinking.`;
     return `It is ${colorName(turn)}'s turn; wait for your opponent.`;

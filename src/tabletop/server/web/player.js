@@ -5,6 +5,7 @@
 
 import { $, showMissing } from "/web/dom.js";
 import { api, ApiError } from "/web/net.js";
+import { poolLabel, poolName } from "/web/names.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const WIDTH = 320;
@@ -46,7 +47,7 @@ export function historyPoints(history) {
 export function historyGraph(pool, history) {
   const points = historyPoints(history);
   const box = svg("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "history", role: "img",
-    "aria-label": `${pool} rating history over ${history.length} games` });
+    "aria-label": `${poolLabel(pool)} rating history over ${history.length} games` });
   if (points.length < 2) return box;
   const ratings = points.map((p) => p.rating);
   let low = Math.min(...ratings);
@@ -75,7 +76,7 @@ function ratingCard(pool, r) {
   const card = element("section", null, "rating-card");
   card.dataset.pool = pool;
   const head = element("h2");
-  head.append(link(pool, `/leaderboard/${encodeURIComponent(pool)}`), " ");
+  head.append(link(poolLabel(pool), `/leaderboard/${encodeURIComponent(pool)}`), " ");
   const value = element("span", r.display, "rating-value");
   value.title = `rating ${r.rating}, deviation ${r.deviation}${r.provisional ? " (provisional)" : ""}`;
   head.append(value);
@@ -89,7 +90,7 @@ function ratingCard(pool, r) {
 function gameRow(g) {
   const row = document.createElement("tr");
   const when = new Date(g.created * 1000);
-  for (const text of [when.toLocaleDateString(), g.rated ? g.pool : `${g.pool} (casual)`]) {
+  for (const text of [when.toLocaleDateString(), g.rated ? poolLabel(g.pool) : `${poolLabel(g.pool)} (casual)`]) {
     row.append(element("td", text));
   }
   for (const name of [g.black, g.white]) {
@@ -136,7 +137,13 @@ export async function initPlayer(name) {
 export async function initLeaderboard(pool) {
   $("player-view").hidden = false;
   $("player-games-box").hidden = true;
-  document.title = `tabletop — ${pool} leaderboard`;
+  const name = poolName(pool);
+  if (!name) {
+    // answered before asking: the server's refusal of a key it cannot read quotes its pattern
+    showMissing("No such leaderboard", `There is no rating pool "${pool}". A pool is one game, board or rule, and speed, such as Reversi 8×8 · Blitz: the lobby lists them.`);
+    return;
+  }
+  document.title = `tabletop — ${name} leaderboard`;
   let board;
   try {
     board = await api("GET", `/api/leaderboard/${encodeURIComponent(pool)}`);
@@ -144,7 +151,7 @@ export async function initLeaderboard(pool) {
     missing(error, "the leaderboard");
     return;
   }
-  $("player-title").textContent = `Leaderboard: ${board.pool}`;
+  $("player-title").textContent = `Leaderboard: ${poolLabel(board.pool)}`;
   $("player-meta").textContent = "Players with at least 10 rated games in this pool.";
   const table = $("leaderboard");
   const body = table.tBodies[0];

@@ -86,7 +86,7 @@ function renderPlayers() {
     else if (mine(color)) kind = isLocal() && mine(color === "black" ? "white" : "black") ? "player" : "you";
     else kind = isLocal() || !isPlayer() ? "player" : "opponent";
     if (!isComputer(color) && !mine(color) && !seatTaken(color)) kind += ", not joined yet";
-    else if (!isComputer(color) && !mine(color) && !seatConnected(color)) kind += ", away";
+    else if (!isComputer(color) && !mine(color) && !seatConnected(color) && !room.outcome) kind += ", away";
     panel.querySelector(".kind").textContent = player ? `${ratingText(player)} · ${kind}` : kind;
     const count = panel.querySelector(".count");
     count.hidden = room.game !== "reversi";

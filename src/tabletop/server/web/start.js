@@ -4,11 +4,13 @@
 import { $ } from "/web/dom.js";
 import { api, saveSeat } from "/web/net.js";
 import { gameTitle } from "/web/state.js";
+import { levelStrength, loadLevels, nameColours } from "/web/names.js";
 
 export function initStart() {
   $("start-view").hidden = false;
   document.title = "tabletop — new game";
   const form = $("start-form");
+  let levels = null;
   const sync = () => {
     const game = form.elements.game.value;
     const opponent = form.elements.opponent.value;
@@ -17,11 +19,18 @@ export function initStart() {
     $("computer-options").hidden = opponent !== "computer";
     $("online-options").hidden = opponent !== "online";
     $("level-value").textContent = form.elements.level.value;
+    $("level-strength").textContent = levelStrength(levels, game, form.elements["gomoku-rule"].value, form.elements.level.value);
+    nameColours(form.elements.as, game);
+    nameColours(form.elements["online-as"], game);
   };
   form.addEventListener("input", sync);
   form.addEventListener("change", sync);
   restoreChoices(form);
   sync();
+  loadLevels().then((data) => {
+    levels = data;
+    sync();
+  });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     $("start-error").textContent = "";

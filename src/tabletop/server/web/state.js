@@ -36,6 +36,7 @@ export const game = {
   history: null, // {key, positions}: the position after every ply, replayed once per move list
   refreshTimer: null,
   awaitingTurn: false, // between a move_played and the turn_changed or game_ended after it
+  sentAt: null, // the number of moves when this page sent a move, until the server plays or refuses it
 };
 
 export function mine(color) {
