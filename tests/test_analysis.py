@@ -43,33 +43,56 @@ def _view(turn: str, scores: dict[str, float], pv: list[str]) -> dict[str, Any]:
     return {"turn": turn, "over": None, "analysis": {"scores": listed, "pv": pv, "depth": 5}}
 
 
-def test_a_move_is_marked_by_what_it_gave_away_against_the_best_move() -> None:
+def test_a_move_is_marked_by_what_the_graph_drops_from_the_movers_side() -> None:
     views = [
-        _view("black", {"f5": 4, "d3": -10}, ["f5", "d6"]),  # Black plays d3: 14 discs given away
-        _view("white", {"c3": 10, "c5": 9}, ["c3"]),  # White plays c5, scored 1 below the best
+        _view("black", {"f5": 4, "d3": -10}, ["f5", "d6"]),  # Black plays d3: 4 before, -10 after
+        _view("white", {"c3": 10, "c5": 9}, ["c3"]),  # White plays c5: White's +10 before, +6 after
         _view("black", {"a1": -6}, ["a1"]),  # Black plays its best move
         {"turn": "white", "over": {"winner": "white", "score": [20, 44]}, "analysis": None},
     ]
     result = summarise("reversi", ["d3", "c5", "a1"], views)
     assert result["unit"] == "discs"
-    assert [p["eval"] for p in result["positions"]] == [4, -10, -6, -24]
+    # the engine's own a1 takes the value after it: -24, not its search's -6
+    assert [p["eval"] for p in result["positions"]] == [4, -10, -24, -24]
     assert result["positions"][0]["best"] == "f5" and result["positions"][0]["line"] == ["f5", "d6"]
-    assert [(m["loss"], m["mark"]) for m in result["moves"]] == [(14, "blunder"), (1, None), (0, None)]
+    # c5 is judged by the positions, not by its own score in the search (9, a bound of another depth)
+    assert [(m["loss"], m["mark"]) for m in result["moves"]] == [(14, "blunder"), (0, None), (0, None)]
     assert [m["color"] for m in result["moves"]] == ["black", "white", "black"]
 
 
-def test_an_unscored_move_is_judged_by_the_position_after_it() -> None:
+def test_the_marks_agree_with_the_graph_and_the_engines_choice_loses_nothing() -> None:
+    """The three contradictions of issue 44: a move marked with the same evaluation before and
+    after it, the engine's own choice losing discs, a loss unlike the graph's swing."""
+    views = [
+        _view("black", {"f5": 2, "d3": -2}, ["f5"]),  # Black plays d3, scored 4 lower in this search
+        _view("white", {"c3": -2, "c5": -6}, ["c3"]),  # yet the next search sees Black still +2
+        _view("black", {"c4": 5}, ["c4"]),  # White's c3 was its best; this search says Black +5
+        _view("white", {"e6": -2, "a1": -9}, ["e6"]),  # after Black's best c4 the next says +2
+        _view("black", {"b4": 20}, ["b4"]),  # White's a1 gives 18 away
+    ]
+    moves = ["d3", "c3", "c4", "a1"]
+    result = summarise("reversi", moves, views)
+    evals = [p["eval"] for p in result["positions"]]
+    assert evals == [2, 2, 2, 2, 20]
+    for m, before, after in zip(result["moves"], evals[:-1], evals[1:], strict=True):
+        drop = before - after if m["color"] == "black" else after - before
+        assert m["loss"] == max(0.0, drop), m
+    assert [m["loss"] for m in result["moves"]] == [0, 0, 0, 18]
+    assert [m["mark"] for m in result["moves"]] == [None, None, None, "blunder"]
+
+
+def test_a_gomoku_move_loses_points_of_the_movers_chance_to_win() -> None:
     views = [
         _view("black", {"h8": 0}, ["h8"]),  # Gomoku: an even start
         _view("white", {"j9": 3000}, ["j9"]),  # after Black's a1, White is well ahead (88 %)
-        {"turn": "black", "over": {"winner": "white", "score": [0, 1]}, "analysis": None},
+        _view("black", {"h9": 0}, ["h9"]),  # White's k10 instead of j9 evens it again
     ]
-    result = summarise("gomoku", ["a1", "j9"], views)
+    result = summarise("gomoku", ["a1", "k10"], views)
     black_chance = [p["eval"] for p in result["positions"]]
-    assert black_chance[0] == 50 and black_chance[1] == pytest.approx(100 - win_chance("gomoku", 3000))
-    assert black_chance[2] == 0
-    assert result["moves"][0]["mark"] == "blunder" and result["moves"][0]["loss"] > 30
-    assert result["moves"][1]["mark"] is None
+    white_ahead = win_chance("gomoku", 3000)
+    assert black_chance == [50, pytest.approx(100 - white_ahead), 50]
+    assert [m["loss"] for m in result["moves"]] == [pytest.approx(white_ahead - 50, abs=0.01)] * 2
+    assert [m["mark"] for m in result["moves"]] == ["blunder", "blunder"]
 
 
 # -- the routes, on a live server ------------------------------------------------------------------------

@@ -10,6 +10,7 @@ module, same flags, no downloaded browser).  Screenshots for the docs go to
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.request
 from typing import Any
@@ -60,6 +61,31 @@ def open_game(page: Page, base_url: str, room_id: str) -> None:
     page.locator("#result-close").click()
 
 
+def marks_agree_with_the_graph(page: Page, analysis: dict[str, Any]) -> None:
+    """Each move's loss is the drop of the evaluations (the graph's numbers) from the mover's
+    side, the engine's own choice loses nothing, and the drawn line drops by as many pixels
+    on a marked move as its loss is worth on the graph's scale."""
+    evals = [p["eval"] for p in analysis["positions"]]
+    for m in analysis["moves"]:
+        before, after = evals[m["ply"] - 1], evals[m["ply"]]
+        drop = before - after if m["color"] == "black" else after - before
+        assert m["loss"] == pytest.approx(max(0.0, drop), abs=0.006), m
+        if m["move"] == analysis["positions"][m["ply"] - 1]["best"]:
+            assert m["loss"] == 0 and before == after, m
+    path = page.locator("#graph svg.analysis-graph .graph-line").get_attribute("d") or ""
+    ys = [float(y) for y in re.findall(r"[ML][\d.]+ (-?[\d.]+)", path)]
+    assert len(ys) == len(evals), "one point per position"
+    scale = max(2.0, *(abs(v) for v in evals))
+    pixels_per_disc = (140 / 2 - 22 / 2) / scale  # the graph's height and padding (analysis.js)
+    for m in analysis["moves"]:
+        if not m["mark"]:
+            continue
+        fall = ys[m["ply"]] - ys[m["ply"] - 1]  # y grows downwards: Black's loss is a fall
+        if m["color"] == "white":
+            fall = -fall
+        assert fall == pytest.approx(m["loss"] * pixels_per_disc, abs=0.15), m
+
+
 def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
     page: Page, base_url: str, browser: Browser, page_errors: PageErrors
 ) -> None:
@@ -81,6 +107,7 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
     assert stored["status"] == "done" and stored["analysed_moves"] == moves
     marked = {m["ply"]: m["mark"] for m in stored["moves"] if m["mark"]}
     assert marked, "a level-1 game with no inaccuracy at all"
+    marks_agree_with_the_graph(page, stored)
     # every mark of the analysis is on its move in the list and as a dot on the graph, and no other
     shown = page.eval_on_selector_all(
         "#move-list li[data-mark]", "items => items.map(li => [Number(li.dataset.ply), li.dataset.mark])"

@@ -11,7 +11,8 @@ analysed afresh.
 Each position gets an evaluation from Black's side in the game's unit: Reversi in
 discs (the engine's disc difference), Gomoku and Tic-tac-toe as Black's chance to
 win in percent.  Each move is marked by how much it lost against the engine's best
-move (:data:`THRESHOLDS`, documented in ``docs/analysis.md``).
+move, read off those same evaluations (:data:`THRESHOLDS`, documented in
+``docs/analysis.md``), so the marks and the graph never disagree.
 
 This module decides no rule and reads no socket; its pool job gets plain values.
 """
@@ -126,7 +127,13 @@ def _final_value(game: str, over: dict[str, Any]) -> float:
 def summarise(game: str, moves: list[str], views: list[dict[str, Any]]) -> dict[str, Any]:
     """The analysis of a game from the engine's view of each position (``views[i]``: after
     ``moves[:i]``): an evaluation per position from Black's side with the best move and
-    line, and per move the loss against the best move and its mark."""
+    line, and per move the loss against the best move and its mark.
+
+    The evaluations are the numbers the graph plots, and a move's loss is read off them
+    (:func:`_loss`): what the graph drops from the mover's side.  A position whose move
+    played is the engine's own best takes the evaluation of the position after it (that
+    search sees one move further down the same line), so the engine's choice loses nothing
+    and the graph stays level on it."""
     unit = unit_of(game)
     positions: list[dict[str, Any]] = []
     for ply, view in enumerate(views):
@@ -145,40 +152,27 @@ def summarise(game: str, moves: list[str], views: list[dict[str, Any]]) -> dict[
             entry["line"] = line if line and line[0] == best else [best]
             entry["depth"] = int(found.get("depth") or 0)
         positions.append(entry)
+    # from the end back, so a run of the engine's choices carries one value
+    for ply in range(len(moves), 0, -1):
+        before, after = positions[ply - 1], positions[ply]
+        if moves[ply - 1] == before["best"] and after["eval"] is not None:
+            before["eval"] = after["eval"]
     played: list[dict[str, Any]] = []
     for ply, move in enumerate(moves, start=1):
-        before, after = positions[ply - 1], positions[ply]
         turn = views[ply - 1]["turn"]
-        loss = _loss(game, turn, move, before, after, views[ply - 1]["analysis"])
+        loss = _loss(game, turn, positions[ply - 1], positions[ply])
         played.append({"ply": ply, "move": move, "color": turn, "loss": loss, "mark": classify(unit, loss)})
     return {"unit": unit, "positions": positions, "moves": played}
 
 
-def _loss(
-    game: str,
-    turn: str,
-    move: str,
-    before: dict[str, Any],
-    after: dict[str, Any],
-    found: dict[str, Any] | None,
-) -> float | None:
-    """What ``move`` lost against the best move, in the game's unit from the mover's side.
-
-    The played move's own score from the same search is used where the engine scored it
-    (one search, one depth: no noise between two searches); otherwise the evaluation of
-    the position after it."""
-    if before["eval"] is None or before["best"] is None:
+def _loss(game: str, turn: str, before: dict[str, Any], after: dict[str, Any]) -> float | None:
+    """What a move lost, in the game's unit from the mover's side: the evaluation before it
+    (the value of the best move) less the evaluation after it, never below 0 (a move the
+    later search finds better than the engine's choice gave nothing away)."""
+    if before["eval"] is None or before["best"] is None or after["eval"] is None:
         return None
-    if move == before["best"]:
-        return 0.0
     best = _black_value(game, turn, before["eval"])  # back to the mover's side
-    scored = {s["move"]: float(s["score"]) for s in (found or {}).get("scores", [])}
-    if move in scored:
-        value = mover_value(game, scored[move])
-    elif after["eval"] is not None:
-        value = _black_value(game, turn, after["eval"])
-    else:
-        return None
+    value = _black_value(game, turn, after["eval"])
     return round(max(0.0, best - value), 2)
 
 

@@ -148,8 +148,11 @@ function plyWords(a, ply) {
   const m = a.moves[ply - 1];
   if (m) {
     let text = `Move ${ply}, ${colorName(m.color)} ${m.move}`;
-    if (m.mark) text += ` ${SIGNS[m.mark]} ${m.mark}, ${lossWords(a, m.loss)}; the engine preferred ${a.positions[ply - 1].best}.`;
-    else if (m.loss === 0) text += ": the engine's choice.";
+    const best = a.positions[ply - 1].best;
+    if (m.mark) text += ` ${SIGNS[m.mark]} ${m.mark}, ${lossWords(a, m.loss)}; the engine preferred ${best}.`;
+    else if (best && m.move === best) text += ": the engine's choice.";
+    else if (m.loss) text += `: ${lossWords(a, m.loss)}; the engine preferred ${best}.`;
+    else if (best) text += `: nothing given away (the engine preferred ${best}).`;
     else text += ".";
     parts.push(text);
   } else parts.push("The start.");
