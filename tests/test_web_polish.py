@@ -107,6 +107,13 @@ def test_each_level_says_how_strong_it_is_where_it_is_chosen(page: Page, base_ur
     level.fill("1")
     expect(page.locator("#level-strength")).to_have_text("plays at random")
     shot(page, "polish-level-strength")
+    # and where a record's position is played on against the computer
+    page.locator("#import-text").fill("f5d6c3")
+    page.get_by_role("button", name="Read the record").click()
+    page.locator("#import-opponent").select_option("computer")
+    elo = levels["elo"]["reversi"]["levels"]["3"]
+    expect(page.locator("#import-level option[value='3']")).to_have_text(f"3 · about {elo} Elo")
+    shot(page, "polish-import-level-strength")
 
 
 def test_the_level_estimates_are_what_the_ladder_gives() -> None:

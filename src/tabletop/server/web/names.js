@@ -64,6 +64,7 @@ export function nameColours(select, game, first = true) {
 export function nameLevels(select, data, game, rule) {
   for (const option of select.options) {
     const n = option.value;
+    option.value = n; // an option without a value attribute takes its text as value: keep the number
     const strength = levelStrength(data, game, rule, n);
     option.textContent = strength ? `${n} · ${strength}` : n;
   }
