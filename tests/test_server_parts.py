@@ -356,6 +356,7 @@ def test_a_connection_that_stops_reading_is_closed_after_what_came_before(monkey
     from starlette.websockets import WebSocketState
 
     import tabletop.server.routers.socket as socket_module
+    from tabletop.server.profile import NO_CLOCK
     from tabletop.server.settings import Settings
 
     monkeypatch.setattr(socket_module, "MAX_QUEUED", 3)
@@ -373,7 +374,8 @@ def test_a_connection_that_stops_reading_is_closed_after_what_came_before(monkey
     )
 
     async def scenario() -> None:
-        connection = socket_module.Connection(websocket, None, Settings(), None)  # type: ignore[arg-type]
+        hub = SimpleNamespace(clock=NO_CLOCK)  # all the sending side uses of the hub
+        connection = socket_module.Connection(websocket, hub, Settings(), None)  # type: ignore[arg-type]
         for n in range(6):  # nobody sends meanwhile: the client is not reading
             connection.client.send({"n": n})
         assert connection.overflowed
