@@ -131,7 +131,7 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
     alice.get_by_role("button", name="Post seek").click()
     row = seek_row(watcher, alice_name)
     expect(row).to_have_count(1)
-    expect(row.locator("td")).to_have_text([alice_name, "1500?", "Tic-tac-toe", "1+0", "Black", "Rated",
+    expect(row.locator("td")).to_have_text([alice_name, "1500?", "Tic-tac-toe", "1+0", "X", "Rated",
                                            re.compile("Accept")])
     expect(seek_row(bob, alice_name)).to_have_count(1)
     shot(bob, "lobby")

@@ -196,6 +196,7 @@ function movePlayed(event) {
   room.moves = [...(room.moves || []), event.move];
   room.legal = []; // until the turn_changed that follows says what may be played next
   game.awaitingTurn = true; // the move's turn_changed or game_ended is a separate frame
+  game.sentAt = null; // the move this page sent, if any, is this one or was overtaken by it
   game.hints = new Map();
   game.best = null;
   game.thinking = null;
@@ -245,6 +246,7 @@ function moveUndone(event) {
   room.outcome = null;
   game.resultShown = false;
   if (event.move) game.undone.push(event.move);
+  game.sentAt = null;
   clearNote("position");
   game.hints = new Map();
   game.flips = new Set();
