@@ -106,3 +106,26 @@ def test_the_main_pages_log_no_error_signed_out_or_signed_in(browser: Browser, b
             ctx.close()
     problems = [f"{state}: {problem}" for state, listed in found.items() for problem in listed]
     assert not problems, "\n".join(problems)
+
+
+def test_an_invite_link_opened_after_both_seats_are_taken_logs_no_refusal(browser: Browser, base_url: str) -> None:
+    created = _create_room(base_url, {"game": "reversi", "mode": "online"})
+    invite = created["invite"]  # the whole link
+    contexts: list[BrowserContext] = []
+    try:
+        for _ in range(2):
+            ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+            ctx.set_default_timeout(STEP_TIMEOUT_MS)
+            contexts.append(ctx)
+        guest = contexts[0].new_page()
+        guest.goto(invite)
+        wait_ready(guest)
+        late, noise = contexts[1].new_page(), Noise()
+        noise.watch(late)
+        late.goto(invite)
+        late.wait_for_function("() => window.tabletop && window.tabletop.room")
+        expect(late.locator("#message")).to_have_text("Both seats are taken, so you are watching this game.")
+        assert noise.found == []
+    finally:
+        for ctx in contexts:
+            ctx.close()

@@ -10,13 +10,28 @@ import { render, tickClocks } from "/web/render.js";
 import { bindControls } from "/web/controls.js";
 import { initAnalysis } from "/web/analysis.js";
 
+/** Whether every human seat of the room is taken (false when that cannot be read: the
+ * join that follows then says what is wrong). */
+async function seatsTaken(roomId) {
+  try {
+    const state = await api("GET", `/api/rooms/${encodeURIComponent(roomId)}`);
+    const seats = Object.values(state.seats || {}).filter((seat) => seat && typeof seat === "object");
+    return seats.length > 0 && seats.every((seat) => seat.taken !== false);
+  } catch {
+    return false;
+  }
+}
+
 export async function initPlay(roomId) {
   $("play-view").hidden = false;
   game.id = roomId;
   game.seat = loadSeat(roomId);
   const params = new URLSearchParams(location.search);
   const invite = params.get("invite");
-  if (invite && !isPlayer()) {
+  if (invite && !isPlayer() && (await seatsTaken(roomId))) {
+    // asking to join would only be refused (a 409 the browser logs as an error)
+    say("Both seats are taken, so you are watching this game.", 0, "error", "event");
+  } else if (invite && !isPlayer()) {
     try {
       const joined = await api("POST", `/api/rooms/${encodeURIComponent(roomId)}/join`, { invite });
       game.seat = { tokens: { [joined.seat]: joined.token }, invite: null, seq: 0, mode: "online" };
