@@ -8,12 +8,15 @@ module, same flags, no downloaded browser).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
+    STEP_TIMEOUT_MS,
+    PageErrors,
     _create_room,
     base_url,
     browser,
@@ -23,6 +26,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     play,
     room,
     shot,
+    square,
     wait_moves,
     wait_ready,
 )
@@ -84,3 +88,73 @@ def test_after_a_flag_fall_the_losers_clock_shows_zero_and_the_result(page: Page
     expect(black).to_have_text("0:00")
     expect(page.locator("#player-white .clock")).to_have_text("4.0")  # White's clock never ran
     shot(page, "flag-fall-clock-at-zero")
+
+
+# ------------------------------------------------------------------ a phone
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+
+
+@pytest.fixture
+def phone(browser: Browser, page_errors: PageErrors) -> Iterator[Page]:
+    ctx = browser.new_context(**PHONE)
+    ctx.set_default_timeout(STEP_TIMEOUT_MS)
+    try:
+        yield page_errors.watch(ctx.new_page())
+    finally:
+        ctx.close()
+
+
+def point_box(page: Page, name: str) -> dict[str, float]:
+    box = square(page, name).bounding_box()
+    assert box is not None, name
+    return box
+
+
+def tap(page: Page, name: str) -> None:
+    box = point_box(page, name)
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def ghost_on(page: Page) -> list[str]:
+    """The points that show a stone not yet placed."""
+    return list(page.eval_on_selector_all("#board g.sq:has(.ghost)", "gs => gs.map(g => g.dataset.move)"))
+
+
+def test_on_a_phone_a_gomoku_stone_is_placed_by_a_second_tap_on_the_same_point(phone: Page, base_url: str) -> None:
+    created = _create_room(base_url, {"game": "gomoku", "options": {"size": 15, "rule": "freestyle"}, "mode": "local"})
+    open_room(phone, base_url, created)
+    expect(phone.get_by_label("Tap twice to place a stone")).to_be_checked()  # on by default: 15x15 on touch
+    tap(phone, "h8")
+    expect(phone.locator("#message")).to_contain_text("Tap h8 again")
+    assert ghost_on(phone) == ["h8"]
+    tap(phone, "j9")  # a tap elsewhere moves the stone shown
+    assert ghost_on(phone) == ["j9"]
+    phone.wait_for_timeout(300)
+    assert room(phone)["moves"] == [], "a first tap placed nothing"
+    shot(phone, "phone-gomoku-ghost-stone")
+    tap(phone, "j9")
+    wait_moves(phone, "moves.length === 1")
+    assert room(phone)["moves"] == ["j9"] and ghost_on(phone) == []
+    # the board runs across the whole screen, its points a finger's width apart, and the names fit
+    board = phone.locator("#board svg").bounding_box()
+    assert board is not None and board["width"] >= 389, board
+    spacing = point_box(phone, "b8")["x"] - point_box(phone, "a8")["x"]
+    assert spacing >= 24, f"{spacing:.1f} CSS px between two points"
+    for color in ("black", "white"):
+        name = phone.locator(f"#player-{color} .name")
+        assert name.evaluate("n => n.scrollWidth <= n.clientWidth"), f"{color}'s name is cut"
+    # the player may turn it off: one tap places at once
+    phone.get_by_label("Tap twice to place a stone").uncheck()
+    tap(phone, "h8")
+    wait_moves(phone, "moves.length === 2")
+    shot(phone, "phone-gomoku-tap-twice-off")
+
+
+def test_a_mouse_click_places_a_stone_at_once_and_the_tap_setting_is_not_offered(page: Page, base_url: str) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    created = _create_room(base_url, {"game": "gomoku", "options": {"size": 15, "rule": "freestyle"}, "mode": "local"})
+    open_room(page, base_url, created)
+    expect(page.locator("#tap-twice-box")).to_be_hidden()
+    play(page, "h8")
+    assert room(page)["moves"] == ["h8"] and ghost_on(page) == []
+    shot(page, "desktop-gomoku-click-places")

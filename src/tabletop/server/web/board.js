@@ -84,7 +84,8 @@ export function pieceWord(color) {
 /**
  * Draw the board into a fresh <svg>.
  * view: {game, pos (parsed) or position (text), last, legal: Set, forbidden: Map name->kind, winning: Set,
- *        flips: Set (animate these), hints: Map name->score, best, focus}
+ *        flips: Set (animate these), hints: Map name->score, best, focus,
+ *        ghost: {name, color} (a stone shown, not yet placed: the first tap of two)}
  */
 export function drawBoard(view) {
   const pos = view.pos || parsePosition(view.position);
@@ -155,6 +156,8 @@ export function drawBoard(view) {
       if (name === view.last) label += ", last move";
       if (winning.has(name)) label += ", winning line";
       if (hints.has(name)) label += `, hint score ${hintText(hints.get(name))}`;
+      const ghost = !color && view.ghost && view.ghost.name === name ? view.ghost : null;
+      if (ghost) label += ", tap again to place";
       if (name === view.focus) classes.push("focused");
       const g = el("g", {
         class: classes.join(" "), "data-move": name, role: "button", "aria-label": label,
@@ -170,6 +173,10 @@ export function drawBoard(view) {
         const p = piece(game, color, cx, cy, g);
         if (flips.has(name)) p.classList.add("flip");
         if (name === view.last) p.classList.add("placed");
+      } else if (ghost) {
+        const p = piece(game, ghost.color, cx, cy, g);
+        p.classList.add("ghost");
+        p.setAttribute("opacity", "0.55");
       } else if (forbidden.has(name)) {
         el("path", {
           d: `M${cx - 7} ${cy - 7}L${cx + 7} ${cy + 7}M${cx + 7} ${cy - 7}L${cx - 7} ${cy + 7}`,

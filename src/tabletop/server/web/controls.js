@@ -3,7 +3,7 @@
 import { $, say } from "/web/dom.js";
 import { squareAt, squareName } from "/web/board.js";
 import { game, COLORS, isLocal, mine } from "/web/state.js";
-import { tryMove } from "/web/moves.js";
+import { setTapTwice, tapMove, tryMove } from "/web/moves.js";
 import { render, markFocus, focusSquare } from "/web/render.js";
 import { answerRequest, closeRequest } from "/web/result.js";
 import { updateExportLink, exportRecord } from "/web/record.js";
@@ -58,12 +58,26 @@ export function bindControls() {
   $("export-format").addEventListener("change", updateExportLink);
   $("export").addEventListener("click", exportRecord);
   $("copy-invite").addEventListener("click", copyInvite);
+  $("tap-twice").addEventListener("change", () => {
+    setTapTwice($("tap-twice").checked);
+    render();
+  });
   const board = $("board");
+  let pointer = "mouse"; // the kind of pointer behind the next click: a finger's tap may ask for a second
+  board.addEventListener("pointerdown", (event) => {
+    pointer = event.pointerType;
+  });
   board.addEventListener("click", (event) => {
     const square = event.target.closest("g.sq");
     if (!square) return;
     game.focus = square.dataset.move;
-    tryMove(square.dataset.move);
+    if (pointer === "touch" || pointer === "pen") {
+      tapMove(square.dataset.move);
+      render(); // the stone shown, moved or gone
+    } else {
+      tryMove(square.dataset.move);
+    }
+    pointer = "mouse";
   });
   board.addEventListener("keydown", onBoardKey);
   // stepping through the game: keys, the move list and the buttons under it

@@ -1,10 +1,68 @@
 // A click on the board: sent to the server as a move, or refused at once with
 // the reason, from what the server said about the position (legal moves,
-// forbidden points, whose turn).
+// forbidden points, whose turn).  On a touch device a tap on a large board can
+// first show the stone, and a second tap on the same point place it.
 
 import { say } from "/web/dom.js";
 import { squareAt } from "/web/board.js";
 import { game, actorOf, colorName, forbiddenMap, isComputer, isPlayer, mine, openingStage } from "/web/state.js";
+
+const TAP_TWICE = "tabletop.tapTwice"; // "on" or "off" once the player chose; else the default
+let ghost = null; // the point a first tap chose: {name, plies} (the number of moves then)
+
+/** A device whose main pointer is a finger. */
+function touchDevice() {
+  return window.matchMedia("(pointer: coarse)").matches || navigator.maxTouchPoints > 0;
+}
+
+/** Whether a tap on the board only shows the stone, and a second tap on the same point places
+ * it: the player's choice, else on for boards over 9x9 on a touch device (points a finger
+ * can miss). */
+export function tapTwice() {
+  const chosen = localStorage.getItem(TAP_TWICE);
+  if (chosen === "on" || chosen === "off") return chosen === "on";
+  return touchDevice() && Math.max(game.pos.width || 0, game.pos.height || 0) > 9;
+}
+
+export function setTapTwice(on) {
+  localStorage.setItem(TAP_TWICE, on ? "on" : "off");
+  if (!on) ghost = null;
+}
+
+/** Whether the page offers the choice: on a touch device, while the game goes on. */
+export function tapTwiceOffered() {
+  return touchDevice() && !game.room.outcome && isPlayer();
+}
+
+/** The stone a first tap shows, while the position it was chosen in stands: {name, color}. */
+export function ghostStone() {
+  const room = game.room;
+  if (!ghost || !room || room.outcome || game.view !== null || ghost.plies !== (room.moves || []).length) return null;
+  return { name: ghost.name, color: game.pos.turn };
+}
+
+/** A tap on ``name``: with tap twice on, the first tap shows the stone (a refused point says
+ * why at once) and a second tap on the same point plays it; a tap elsewhere moves the stone. */
+export function tapMove(name) {
+  if (!tapTwice()) {
+    tryMove(name);
+    return;
+  }
+  const shown = ghostStone();
+  if (shown && shown.name === name) {
+    ghost = null;
+    tryMove(name);
+    return;
+  }
+  const why = refusal(name);
+  if (why) {
+    ghost = null;
+    say(why);
+    return;
+  }
+  ghost = { name, plies: (game.room.moves || []).length };
+  say(`Tap ${name} again to place the stone.`, 0, "info", "position");
+}
 
 export function tryMove(name) {
   const room = game.room;
@@ -14,6 +72,7 @@ export function tryMove(name) {
     say(why);
     return;
   }
+  ghost = null;
   game.redoing = false; // a move of one's own replaces whatever could have been redone
   game.sentAt = (room.moves || []).length;
   game.conn.move(name);

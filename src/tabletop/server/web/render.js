@@ -9,6 +9,7 @@ import { hintMark, resultWords } from "/web/result.js";
 import { canReview, shownPly, shownPosition } from "/web/review.js";
 import { markPly } from "/web/graph.js";
 import { bestHints, markMove, renderAnalysis } from "/web/analysis.js";
+import { ghostStone, tapTwice, tapTwiceOffered } from "/web/moves.js";
 
 export function render() {
   const room = game.room;
@@ -34,6 +35,7 @@ export function render() {
     hintText: hintMark,
     best: live ? game.best : [...bestHints(shownPly()).keys()][0],
     focus: game.focus,
+    ghost: ghostStone(),
   });
   board.replaceChildren(svg);
   fitToScreen(svg, game.pos, board);
@@ -54,14 +56,14 @@ export function render() {
 }
 
 /**
- * On a narrow screen (a 19x19 board on a phone) the picture's right and bottom margins
- * hold nothing, so they are cut off to give the points more room, and the coordinates
- * on the left and top are drawn large enough to read.
+ * On a narrow screen (a 15x15 or 19x19 board on a phone: points under 28 px apart) the
+ * picture's right and bottom margins hold nothing, so they are cut off to give the points
+ * more room, and the coordinates on the left and top are drawn large enough to read.
  */
 function fitToScreen(svg, pos, wrap) {
   const full = MARGIN * 2 + CELL * pos.width;
   const width = wrap.clientWidth;
-  if (!width || (width * CELL) / full >= 24) return;
+  if (!width || (width * CELL) / full >= 28) return;
   const trimmed = full - MARGIN;
   svg.setAttribute("viewBox", `0 0 ${trimmed} ${MARGIN + CELL * pos.height}`);
   const scale = width / trimmed; // pixels per unit of the picture
@@ -256,6 +258,8 @@ function renderControls() {
   $("takeback").disabled = over || !(room.moves || []).length;
   $("draw").disabled = over;
   $("show-legal-box").hidden = room.game !== "reversi" || over;
+  $("tap-twice-box").hidden = !tapTwiceOffered();
+  $("tap-twice").checked = tapTwice();
   const invite = game.seat && game.seat.invite;
   $("invite-box").hidden = !invite || over;
   if (invite) $("invite-url").value = invite;
