@@ -38,8 +38,10 @@ def free_port() -> int:
 class Server:
     """A ``tabletop serve`` process on a free port."""
 
-    def __init__(self, database: Path | str, *extra: str) -> None:
-        """``database``: a SQLite file, or a database URL (``postgresql://...``)."""
+    def __init__(self, database: Path | str, *extra: str, warm: bool = False) -> None:
+        """``database``: a SQLite file, or a database URL (``postgresql://...``); ``warm``: the
+        workers load the engines before the server answers (``tabletop serve``'s default; the
+        tests that need no fast first move start cold, which costs less)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.database = database
@@ -52,6 +54,7 @@ class Server:
             "--database",
             url,
             *extra,
+            *(() if warm else ("--cold-workers",)),
         ]
         self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-__all__ = ["warm_up_all", "warm_up_envs", "warm_up_reversi"]
+__all__ = ["load_engines", "warm_up_all", "warm_up_envs", "warm_up_reversi"]
 
 
 def warm_up_reversi() -> None:
@@ -47,10 +47,8 @@ def warm_up_reversi() -> None:
         p, o = sides(board)
         searcher.solve(p, o)
         searcher.search(p, o, depth=4, exact_empties=64, all_moves=True)
-    # the level players' own paths (book lookups, the clock budget, analysis)
-    start = new_board("reversi")
-    level_player(10).analyse(start)
-    level_player(1).choose(start)
+    # the level players' own path (book look-up, the search they set up)
+    level_player(1).choose(new_board("reversi"))
 
 
 def warm_up_envs() -> None:
@@ -70,6 +68,15 @@ def warm_up_envs() -> None:
             mask = info["action_mask"]
             actions = np.array([int(rng.choice(np.flatnonzero(row))) for row in mask], dtype=np.int64)
             obs, _, _, _, info = env.step(actions)
+
+
+def load_engines() -> None:
+    """Load the Reversi and Gomoku engines' kernels into this process (from numba's cache when
+    ``make setup`` filled it): what a server's worker does before its first computer move."""
+    from tabletop.ai.gomoku.engine import warm_up as warm_up_gomoku
+
+    warm_up_gomoku()
+    warm_up_reversi()
 
 
 def warm_up_all() -> dict[str, float]:

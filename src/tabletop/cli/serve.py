@@ -30,6 +30,12 @@ def register(sub: Any) -> None:
         "--workers", type=int, default=2, help="processes for computer seats and analysis (default 2)"
     )
     p.add_argument(
+        "--cold-workers",
+        action="store_true",
+        help="start without loading the engines into the worker processes first (faster start; "
+        "the first computer move then waits for them)",
+    )
+    p.add_argument(
         "--frame-rate", type=float, default=20.0, help="frames a second per connection (0: no limit)"
     )
     p.add_argument(
@@ -76,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         allow_engines=args.allow_engines,
         sqlite_synchronous=args.sqlite_synchronous,
         profile=args.profile,
+        warm_workers=not args.cold_workers,
     )
     app = create_app(settings)
     ws: Any = "websockets-sansio"  # the websockets library's sans-I/O protocol

@@ -25,12 +25,16 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from tabletop.ai.base import Limit
 from tabletop.games.core import BLACK, BaseBoard, IllegalMoveError, Move
 from tabletop.games.mnk import GomokuBoard, gomoku
+from tabletop.protocols.loading import Preload, waiting_input
 from tabletop.protocols.process import EngineProcess
+
+if TYPE_CHECKING:
+    from tabletop.ai.gomoku.engine import GomokuEngine
 
 __all__ = ["GomocupEngine", "GomocupError", "GomocupPlayer", "RULE_BITS", "rule_from_bits", "run_engine"]
 
@@ -93,6 +97,15 @@ class _Info:
     extra: dict[str, str] = field(default_factory=dict)
 
 
+def _load_player(level: int) -> GomokuEngine:
+    """The level player with every kernel a move uses loaded (numba's cache, the books)."""
+    from tabletop.ai.gomoku import level_player
+    from tabletop.ai.gomoku.engine import warm_up
+
+    warm_up()
+    return level_player(level)
+
+
 class GomocupEngine:
     """The engine's state between commands; :meth:`handle` takes one line and
     returns the reply lines (possibly none).  Multi-line commands (BOARD,
@@ -100,9 +113,7 @@ class GomocupEngine:
 
     def __init__(self, level: int = 10, base_bytes: int | None = None) -> None:
         """``base_bytes``: the process's memory without its table; measured after the warm-up when not given."""
-        from tabletop.ai.gomoku import level_player
-
-        self.player = level_player(level)
+        self._engine: Preload[GomokuEngine] = Preload(lambda: _load_player(level))
         self.level = level
         self.info = _Info()
         self.size: tuple[int, int] | None = None
@@ -111,6 +122,23 @@ class GomocupEngine:
         self.collected: list[str] = []
         self.finished = False
         self.base_bytes = base_bytes
+        # the table is sized once the engine is loaded (its memory measured), before it thinks
+        self._memory_pending = True
+
+    @property
+    def player(self) -> GomokuEngine:
+        """The level player, its kernels loaded (waits for :meth:`preload`'s thread), its table
+        sized by the last ``INFO max_memory``."""
+        player = self._engine.get()
+        if self._memory_pending:
+            self._memory_pending = False
+            self._apply_memory_limit()
+        return player
+
+    def preload(self) -> None:
+        """Load the engine in the background: START is answered at once, the first command that
+        needs the engine waits for it."""
+        self._engine.start()
 
     # -- helpers --------------------------------------------------------------------------
     def _new_board(self) -> GomokuBoard:
@@ -151,10 +179,8 @@ class GomocupEngine:
         engine_module.TT_ENTRIES = max(MIN_TT_ENTRIES, min(1 << 22, entries))
 
     def _warm_up(self) -> None:
-        """Load the compiled kernels now: START's time is not turn time, the first move's is."""
-        from tabletop.ai.gomoku.engine import warm_up
-
-        warm_up()
+        """Wait for the engine and its compiled kernels (loading since the engine started)."""
+        self._engine.get()
 
     def _point(self, text: str) -> tuple[int, int]:
         parts = text.split(",")
@@ -174,7 +200,14 @@ class GomocupEngine:
         assert self.board is not None
         if self.board.is_game_over():
             raise ValueError("the game is over: no move to make")
-        move = self.player.choose(self.board, self._limit())
+        asked = time.perf_counter()
+        player = self.player  # waits while the engine is still loading (the first move only)
+        limit = self._limit()
+        waited = time.perf_counter() - asked
+        if limit.seconds is not None and waited > 0.01:
+            # the wait is part of this turn's time: the manager's clock ran meanwhile
+            limit = Limit(seconds=max(0.1 * limit.seconds, limit.seconds - waited))
+        move = player.choose(self.board, limit)
         self.board.push(move)
         return f"{move.col},{move.row}"
 
@@ -243,7 +276,10 @@ class GomocupEngine:
                     self.board = self._new_board()
             elif key == "max_memory":
                 self.info.max_memory = number
-                self._apply_memory_limit()
+                if self.base_bytes is not None:
+                    self._apply_memory_limit()  # the engine's size is known: no need to wait for it
+                else:
+                    self._memory_pending = True
             else:
                 setattr(self.info, key, number)
         elif key == "folder":
@@ -274,7 +310,6 @@ class GomocupEngine:
         """START and RECTSTART: a new empty board, the kernels loaded before the first move."""
         self.size = (width, height)
         self.board = self._new_board()
-        self._warm_up()
         return ["OK"]
 
     def _cmd_restart(self, arg: str) -> list[str]:
@@ -431,7 +466,6 @@ def run_engine(
     inp = stdin if stdin is not None else sys.stdin
     out = stdout if stdout is not None else sys.stdout
     engine = GomocupEngine(level, base_bytes=base_bytes)
-    engine._apply_memory_limit()
     for line in inp:
         replies = engine.handle(line)
         for reply in replies:
@@ -440,12 +474,17 @@ def run_engine(
             out.flush()
         if engine.finished:
             break
+        if not waiting_input(inp):
+            engine.preload()  # the manager's lines so far are answered: load while it waits
     return 0
 
 
 # ---------------------------------------------------------------------------------------------
 # manager side
 # ---------------------------------------------------------------------------------------------
+
+
+STARTUP_GRACE = 5.0  # seconds a fresh engine's first reply may take beyond the turn's (its loading)
 
 
 class GomocupPlayer:
@@ -466,6 +505,7 @@ class GomocupPlayer:
         self.default_seconds = default_seconds
         self.reply_grace = reply_grace
         self.start_seconds = start_seconds
+        self._first_reply_grace = 0.0  # seconds more for the first reply after START
         self._process: EngineProcess | None = None
         self._known: list[Move] = []  # the moves the engine has, in order
         self._variant: tuple[int, int, str] | None = None
@@ -559,7 +599,8 @@ class GomocupPlayer:
             blacks = [board.move_at(c, r) for c, r in stones if board.piece_at(c, r) is BLACK]
             whites = [board.move_at(c, r) for c, r in stones if board.piece_at(c, r) is not BLACK]
             stack = [m for pair in zip(blacks, whites) for m in pair] + blacks[len(whites):] + whites[len(blacks):]
-        deadline = time.monotonic() + seconds + self.reply_grace
+        deadline = time.monotonic() + seconds + self.reply_grace + self._first_reply_grace
+        self._first_reply_grace = 0.0
         if not stack:
             if self._known:
                 self._restart(deadline)
@@ -593,6 +634,9 @@ class GomocupPlayer:
         self._expect_ok(start.split()[0], time.monotonic() + self.start_seconds)
         self._variant = variant
         self._known = []
+        # an engine may answer START before it has loaded (ours does): its first reply may take
+        # STARTUP_GRACE more than the turn's time
+        self._first_reply_grace = STARTUP_GRACE
 
     def _restart(self, deadline: float) -> None:
         self._send("RESTART")

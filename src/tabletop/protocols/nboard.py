@@ -22,12 +22,16 @@ from __future__ import annotations
 import re
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tabletop.ai.base import Limit
 from tabletop.games.core import PASS, BaseBoard, Color, Move
 from tabletop.games.reversi import Board
+from tabletop.protocols.loading import Preload, waiting_input
 from tabletop.protocols.process import EngineProcess
+
+if TYPE_CHECKING:
+    from tabletop.ai.reversi.levels import EnginePlayer
 
 __all__ = ["NBoardEngine", "NBoardError", "NBoardPlayer", "game_to_ggf", "parse_ggf", "run_engine"]
 
@@ -101,6 +105,15 @@ def _parse_move(board: BaseBoard, text: str) -> Move:
 
 
 # --------------------------------------------------------------------------- engine side
+def _load_player(level: int) -> EnginePlayer:
+    """The level player with every kernel a move uses loaded (numba's cache, the book)."""
+    from tabletop.ai.reversi import level_player
+    from tabletop.ai.warmup import warm_up_reversi
+
+    warm_up_reversi()
+    return level_player(level)
+
+
 class NBoardEngine:
     """The engine's state between commands: the game, the depth, the level player.
 
@@ -110,15 +123,23 @@ class NBoardEngine:
     this is how a match gives an engine a time per move."""
 
     def __init__(self, level: int, out: TextIO, err: TextIO, seconds: float | None = None) -> None:
-        from tabletop.ai.reversi import level_player
-
-        self.player = level_player(level)
+        self._engine: Preload[EnginePlayer] = Preload(lambda: _load_player(level))
         self.board: BaseBoard = Board()
         self.depth: int | None = None
         self.seconds = seconds
         self.contempt = 0
         self.out = out
         self.err = err
+
+    @property
+    def player(self) -> EnginePlayer:
+        """The level player, its kernels loaded (waits for :meth:`preload`'s thread)."""
+        return self._engine.get()
+
+    def preload(self) -> None:
+        """Load the engine in the background: ``nboard``, ``set``, ``move`` and ``ping`` are
+        answered meanwhile, the first command that searches waits for it."""
+        self._engine.start()
 
     def send(self, line: str) -> None:
         self.out.write(line + "\n")
@@ -252,9 +273,12 @@ def run_engine(
 ) -> int:
     """Speak NBoard on stdin/stdout until ``quit`` or end of input (``seconds``: a time per move)."""
     engine = NBoardEngine(level, stdout or sys.stdout, sys.stderr, seconds=seconds)
-    for line in stdin or sys.stdin:
+    inp = stdin or sys.stdin
+    for line in inp:
         if not engine.handle(line.strip()):
             break
+        if not waiting_input(inp):
+            engine.preload()  # the GUI's burst of commands is answered: load while it waits
     return 0
 
 

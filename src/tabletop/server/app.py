@@ -38,7 +38,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     clock = app.state.clock
     store = SqlStore(settings.database, sqlite_synchronous=settings.sqlite_synchronous, clock=clock)
     bus = await make_bus(settings.redis)
-    pool = Pool(settings.workers)
+    pool = Pool(settings.workers, warm=settings.warm_workers)
+    if settings.warm_workers:
+        await pool.warm()
     hub = RoomHub(
         store, bus, pool, replay_limit=settings.replay_limit, shared=settings.redis is not None, clock=clock
     )

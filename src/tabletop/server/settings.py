@@ -41,8 +41,11 @@ class Settings:
     ``allow_engines``: let rooms name external engines (``gomocup:CMD``,
     ``nboard:CMD``), which run a command on this machine: off unless the operator
     turns it on.  ``profile``: time the event loop's CPU by part of the server and
-    answer ``GET /api/profile`` (``tabletop bench server --profile``).  Moves are committed by the store's writer process (see
-    :class:`~tabletop.server.store.SqlStore`), which has no setting."""
+    answer ``GET /api/profile`` (``tabletop bench server --profile``).  ``warm_workers``: start
+    the worker pool with the engines loaded before the server takes its first request, so that the
+    first computer move costs no more than the next (``tabletop serve`` turns it on; an app made
+    for a test leaves it off and loads an engine in the worker on first use).  Moves are committed
+    by the store's writer process (see :class:`~tabletop.server.store.SqlStore`), which has no setting."""
 
     database: str = "sqlite:///:memory:"
     redis: str | None = None
@@ -54,3 +57,4 @@ class Settings:
     sqlite_synchronous: str = "FULL"
     allow_engines: bool = False
     profile: bool = False
+    warm_workers: bool = False

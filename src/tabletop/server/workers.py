@@ -178,13 +178,27 @@ def _note(path: str, text: str) -> None:
         f.write(text)
 
 
-def _start_worker(started: SimpleQueue[int], desk: str) -> None:
+def _start_worker(started: SimpleQueue[int], desk: str, warm: bool = False) -> None:
     """A worker's initializer: tell the pool which process it is (so that :meth:`Pool.close` can
     end it), open its note on the desk, and have a crash in native code print the Python stack
-    to the server's error output (faulthandler re-raises the signal, so the exit code keeps it)."""
+    to the server's error output (faulthandler re-raises the signal, so the exit code keeps it).
+    ``warm``: load every engine's compiled kernels now (from numba's cache: a second or two), so
+    that no computer move, also the first after a worker is replaced, waits for them."""
     started.put(os.getpid())
     _note(os.path.join(desk, str(os.getpid())), "")
     faulthandler.enable()
+    if warm:
+        try:
+            from tabletop.ai.warmup import load_engines
+
+            load_engines()
+        except Exception:  # an initializer that raises breaks the pool: the first move loads them
+            log.exception("process pool worker %d could not load the engines ahead", os.getpid())
+
+
+def _ready() -> int:
+    """A job that only says which worker ran it (:meth:`Pool.warm`)."""
+    return os.getpid()
 
 
 def _tracked(desk: str, token: int, fn: Any, *args: Any) -> Any:
@@ -267,9 +281,11 @@ class Pool:
     ``tabletop-pool-*``: a file per worker named by its pid, holding the job's token, empty
     while it idles)."""
 
-    def __init__(self, workers: int = 2, executor: Executor | None = None) -> None:
-        """``executor``: the first executor to use (one built here replaces it if it breaks)."""
+    def __init__(self, workers: int = 2, executor: Executor | None = None, warm: bool = False) -> None:
+        """``executor``: the first executor to use (one built here replaces it if it breaks);
+        ``warm``: each worker loads the engines' kernels when it starts (:meth:`warm`)."""
         self.workers = max(1, workers)
+        self.warm_workers = warm
         self._desk: str | None = None  # a temporary directory: one note per worker process
         self._first = executor
         self._current: _Generation | None = None
@@ -296,10 +312,16 @@ class Pool:
                 self.workers,
                 mp_context=cast(BaseContext, recording),  # it passes everything but Process on
                 initializer=_start_worker,
-                initargs=(started, self._desk),
+                initargs=(started, self._desk, self.warm_workers),
             )
             self._current = _Generation(executor, self._desk, recording, started)
         return self._current
+
+    async def warm(self) -> None:
+        """Start every worker now: one job each, sent together, so that the executor starts a
+        worker for each (it starts one whenever a job finds none idle) and each loads the engines
+        in its initializer before the server takes a request."""
+        await asyncio.gather(*(self.run(_ready, label="the pool's start") for _ in range(self.workers)))
 
     async def run(self, fn: Any, *args: Any, label: str = "a job") -> Any:
         """``fn(*args)`` in a worker process; ``label`` names the job in the log (its room and
