@@ -49,7 +49,7 @@ typecheck: setup
 	$(BIN)/mypy src
 
 unit: setup
-	$(BIN)/pytest -q -n 2 --dist loadfile
+	$(BIN)/pytest -q -n 2 --dist loadfile --durations=10
 
 ## the kernels' tests again with numba's bounds checking on (an index past an array's end raises
 ## instead of writing over memory), compiled into a cache folder of their own
