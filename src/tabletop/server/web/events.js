@@ -5,7 +5,7 @@
 import { $, clearNote, say } from "/web/dom.js";
 import { parsePosition, squareAt } from "/web/board.js";
 import { saveSeat } from "/web/net.js";
-import { game, COLORS, SQUARE, mine, colorName, isLocal, isPlayer, lastPlacement, seatConnected } from "/web/state.js";
+import { game, COLORS, SQUARE, actorOf, mine, colorName, isLocal, isPlayer, lastPlacement, seatConnected } from "/web/state.js";
 import { setRoom, refreshSoon } from "/web/room.js";
 import { positionText } from "/web/replay.js";
 import { render } from "/web/render.js";
@@ -114,6 +114,7 @@ function onEvent(event, version) {
         game.clocksAt = performance.now();
       }
       game.thinking = null;
+      if (mine(actorOf(room))) clearNote("turn"); // "wait, it is the computer's turn" no longer holds
       if (event.passing) announcePass(room.turn);
       render();
       break;
@@ -127,6 +128,7 @@ function onEvent(event, version) {
       room.legal = [];
       game.thinking = null;
       endClocks(event);
+      clearNote("turn");
       render();
       gameEnded();
       break;
@@ -248,6 +250,7 @@ function moveUndone(event) {
   if (event.move) game.undone.push(event.move);
   game.sentAt = null;
   clearNote("position");
+  clearNote("turn");
   game.hints = new Map();
   game.flips = new Set();
   const known = game.positions.get(moves.length);

@@ -57,7 +57,7 @@ export function tapMove(name) {
   const why = refusal(name);
   if (why) {
     ghost = null;
-    say(why);
+    say(why, 5000, "error", why === waiting() ? "turn" : "position");
     return;
   }
   ghost = { name, plies: (game.room.moves || []).length };
@@ -69,13 +69,33 @@ export function tryMove(name) {
   if (!room) return;
   const why = refusal(name);
   if (why) {
-    say(why);
+    // a wait holds until the turn comes back (events.js takes it off then), not only until the next move lands
+    say(why, 5000, "error", why === waiting() ? "turn" : "position");
     return;
   }
   ghost = null;
   game.redoing = false; // a move of one's own replaces whatever could have been redone
   game.sentAt = (room.moves || []).length;
   game.conn.move(name);
+}
+
+/** Why no move of this page can be sent now although it plays here: a move is on its way,
+ * or it is the other side's turn; "" if it may move. */
+function waiting() {
+  const room = game.room;
+  const turn = actorOf(room);
+  if (!turn || !isPlayer()) return "";
+  if (game.awaitingTurn || game.sentAt === (room.moves || []).length) {
+    // a move is on its way: the legal moves and the turn held here are the old ones
+    const next = turn === "black" ? "white" : "black";
+    if (isComputer(next)) return `Wait: it is the computer's turn (${colorName(next)}).`;
+    return mine(next) ? "Wait a moment: the last move is still on its way." : `Wait: it is ${colorName(next)}'s turn.`;
+  }
+  if (!mine(turn)) {
+    if (isComputer(turn)) return `Wait: the computer (${colorName(turn)}) is thinking.`;
+    return `It is ${colorName(turn)}'s turn; wait for your opponent.`;
+  }
+  return "";
 }
 
 /** Why a move on ``name`` cannot be sent, from what the server told us; "" if it can. */
@@ -86,16 +106,8 @@ function refusal(name) {
   if (!isPlayer()) return "You are watching this game.";
   const turn = actorOf(room);
   if (!turn) return "Wait for the game to start.";
-  if (game.awaitingTurn || game.sentAt === (room.moves || []).length) {
-    // a move of this page is on its way: the legal moves and the turn held here are the old ones
-    const next = turn === "black" ? "white" : "black";
-    if (isComputer(next)) return `Wait: it is the computer's turn (${colorName(next)}).`;
-    return mine(next) ? "Wait a moment: the last move is still on its way." : `Wait: it is ${colorName(next)}'s turn.`;
-  }
-  if (!mine(turn)) {
-    if (isComputer(turn)) return `Wait: the computer (${colorName(turn)}) is thinking.`;
-    return `It is ${colorName(turn)}'s turn; wait for your opponent.`;
-  }
+  const wait = waiting();
+  if (wait) return wait;
   if (openingStage(room) === "choose") return "First choose your colour (the buttons under the board).";
   const at = squareAt(room.game, game.pos.height, name);
   if (at && game.pos.cells[at.row][at.col]) {
