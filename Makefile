@@ -24,7 +24,7 @@ $(STAMP): requirements.lock pyproject.toml
 ## (and the ~90 MB LLVM holds on to after compiling) out of the first game, engine run and test
 setup: $(STAMP)
 	$(BIN)/python -m compileall -q -j 0 src >/dev/null
-	$(BIN)/python -m tabletop.ai.warmup
+	$(BIN)/python -m tabletop.cli.warmup
 
 ## make run: set up, then start the server with the web app on the embedded defaults
 run: setup

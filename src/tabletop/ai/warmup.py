@@ -1,28 +1,25 @@
-"""Compile every engine's numba kernels into numba's cache, outside any timed move.
+"""Run every engine kernel once, outside any timed move: compiled into numba's cache the first
+time (``make setup``: :mod:`tabletop.cli.warmup`), loaded from it after.
 
-``make setup`` runs ``python -m tabletop.ai.warmup`` so that an engine process, a server's first
-computer move or a test pays only for loading the cached machine code, not for compiling it
-(compiling the Reversi and Gomoku kernels takes minutes on two cores).  Each part runs every
-kernel its engine calls, with the argument types a real call passes (numba compiles one version
-per type signature):
+An engine process, a server's worker or a test then pays only for loading the cached machine code,
+not for compiling it (compiling the Reversi and Gomoku kernels takes minutes on two cores).  Each
+part runs every kernel its engine calls, with the argument types a real call passes (numba
+compiles one version per type signature):
 
 - Reversi: move generation, flips, perft, the pattern evaluation, the midgame search with and
   without Multi-ProbCut, the exact solver (and its last-empties solvers), the book's lookups;
 - Gomoku: the position's updates, the VCF and VCT solvers, both searches and Renju's
   forbidden-point judgement, under a renju and a freestyle position
-  (:func:`tabletop.ai.gomoku.engine.warm_up`);
-- the batched environments of :mod:`tabletop.envs`: reset and random steps of every game.
+  (:func:`tabletop.ai.gomoku.engine.warm_up`).
 
 This module must not change any engine setting or write anything but numba's cache.
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-__all__ = ["load_engines", "warm_up_all", "warm_up_envs", "warm_up_reversi"]
+__all__ = ["load_engines", "warm_up_reversi"]
 
 
 def warm_up_reversi() -> None:
@@ -51,25 +48,6 @@ def warm_up_reversi() -> None:
     level_player(1).choose(new_board("reversi"))
 
 
-def warm_up_envs() -> None:
-    """Reset and step each batched environment (every game and Reversi size it offers)."""
-    from tabletop.envs.vector import VectorEnv
-
-    configs: list[tuple[str, dict[str, object]]] = [
-        ("reversi", {"size": 8}), ("reversi", {"size": 6}), ("reversi", {"size": 4}), ("tictactoe", {}),
-        ("gomoku", {"size": 15, "rule": "freestyle"}), ("gomoku", {"size": 15, "rule": "standard"}),
-        ("gomoku", {"size": 15, "rule": "caro"}),
-    ]
-    rng = np.random.default_rng(2)
-    for game, options in configs:
-        env = VectorEnv(game, num_envs=4, seed=0, **options)
-        obs, info = env.reset(seed=0)
-        for _ in range(3):
-            mask = info["action_mask"]
-            actions = np.array([int(rng.choice(np.flatnonzero(row))) for row in mask], dtype=np.int64)
-            obs, _, _, _, info = env.step(actions)
-
-
 def load_engines() -> None:
     """Load the Reversi and Gomoku engines' kernels into this process (from numba's cache when
     ``make setup`` filled it): what a server's worker does before its first computer move."""
@@ -77,20 +55,3 @@ def load_engines() -> None:
 
     warm_up_gomoku()
     warm_up_reversi()
-
-
-def warm_up_all() -> dict[str, float]:
-    """Warm every engine; returns the seconds each part took."""
-    from tabletop.ai.gomoku.engine import warm_up as warm_up_gomoku
-
-    took: dict[str, float] = {}
-    for name, part in (("gomoku", warm_up_gomoku), ("reversi", warm_up_reversi), ("envs", warm_up_envs)):
-        started = time.perf_counter()
-        part()
-        took[name] = time.perf_counter() - started
-    return took
-
-
-if __name__ == "__main__":
-    for part, seconds in warm_up_all().items():
-        print(f"warmed {part} kernels in {seconds:.1f} s")
