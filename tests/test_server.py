@@ -263,9 +263,11 @@ def test_openapi_and_web_app_are_served(server: Server) -> None:
     assert server.http.get("/docs").status_code == 200
     paths = server.http.get("/openapi.json").json()["paths"]
     assert "/api/rooms" in paths and "/api/rooms/{room_id}/join" in paths
-    for page in ("/", "/play/abc"):
-        reply = server.http.get(page)
-        assert reply.status_code == 200 and "<html" in reply.text.lower()
+    reply = server.http.get("/")
+    assert reply.status_code == 200 and "<html" in reply.text.lower()
+    # a room that does not exist gets the app's not-found page, with a 404
+    missing = server.http.get("/play/abc")
+    assert missing.status_code == 404 and "<html" in missing.text.lower()
     assert server.http.get("/web/net.js").status_code == 200
 
 
