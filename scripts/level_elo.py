@@ -1,6 +1,7 @@
 """Write ``src/tabletop/server/web/levels.json``: an Elo estimate for each computer level,
 from the level ladder's scores (each level against the one below, 100 games a step) in
-``benchmarks/RESULTS.md``.
+``benchmarks/HISTORY.md``'s tables (the section "Figures moved from RESULTS.md" holds them whole;
+RESULTS.md keeps today's summary row).
 
 Derivation: a step's score ``s`` is an Elo difference of ``400 * log10(s / (1 - s))``; a
 score of 100 % of ``n`` games counts as ``(n - 0.5) / n`` (no finite difference fits a clean
@@ -30,19 +31,19 @@ OUT = Path(__file__).resolve().parent.parent / "src" / "tabletop" / "server" / "
 ANCHOR = 800
 GAMES_A_STEP = 100
 
-# the score of level N+1 against level N, for N = 1..9 (benchmarks/RESULTS.md)
+# the score of level N+1 against level N, for N = 1..9 (benchmarks/HISTORY.md)
 LADDERS: dict[str, dict[str, Any]] = {
     "reversi": {
-        "source": "benchmarks/RESULTS.md, Reversi engine, 'Level ladder' table (728016b's engine)",
+        "source": "benchmarks/HISTORY.md, Reversi engine, 'Level ladder' table (728016b's engine)",
         "steps": [0.86, 0.99, 0.915, 0.865, 0.835, 0.835, 0.70, 0.71, 0.67],
     },
     "gomoku-freestyle": {
-        "source": "benchmarks/RESULTS.md: steps 2/1-6/5 from the Gomoku 'Level ladder' table, 7/6-10/9 from the"
+        "source": "benchmarks/HISTORY.md: steps 2/1-6/5 from the Gomoku 'Level ladder' table, 7/6-10/9 from the"
         " summary row 'Gomoku level ladder' (the searching levels as they play now)",
         "steps": [1.0, 0.84, 0.76, 0.80, 0.74, 0.925, 0.71, 0.78, 0.85],
     },
     "gomoku-renju": {
-        "source": "benchmarks/RESULTS.md: as freestyle, the renju rows",
+        "source": "benchmarks/HISTORY.md: as freestyle, the renju rows",
         "steps": [1.0, 0.78, 0.77, 0.76, 0.765, 0.92, 0.65, 0.83, 0.74],
     },
 }

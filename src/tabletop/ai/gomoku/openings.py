@@ -15,7 +15,7 @@ Scores are the engine's (:func:`tabletop.ai.gomoku.engine.GomokuEngine.analyse`
 at a fixed depth and node count, in evaluation units) made relative to an *even
 point*: the median score of reference openings of the match runner's family,
 which equal engine levels split about evenly with either colour
-(benchmarks/RESULTS.md, level table).  The raw score of a quiet opening is far
+(benchmarks/HISTORY.md, level table).  The raw score of a quiet opening is far
 from 0 (for White to move at three stones about +400 in freestyle and -1,100 in renju, at five
 +260 and -1,800): the even-depth search ends each line on the opponent's move, which biases the
 side to move's score.  Measuring against the even point cancels that bias, which also keeps the
@@ -307,7 +307,7 @@ def choose_swap2_action(board: BaseBoard, seconds: float = 0.8) -> OpeningDecisi
 # engine's levels 6 and 7 (Black won 38 of 40 in a 7 vs 6 match); a second black stone three points
 # away helps Black less, and equal levels then win about as often with either colour.  Renju's
 # fouls already hold Black back: with the ring at 3 White won 26 and Black 10 of 40 games between
-# two level 5 players, with the ring at 2 Black 18 and White 14 (figures in benchmarks/RESULTS.md,
+# two level 5 players, with the ring at 2 Black 18 and White 14 (figures in benchmarks/HISTORY.md,
 # level table).  Each candidate is then scored by a fixed-depth search with a
 # node cap and no deadline (:func:`opening_balance`, for White, the side to move), and the ones
 # kept lie in the middle half of the family's scores (:func:`balance_window`, between the
