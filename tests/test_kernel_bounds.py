@@ -300,6 +300,10 @@ def test_the_reversi_search_and_solver_stay_inside_their_arrays(seed: int, plies
     board, _ = _random_reversi(rng, plies)
     p, o = sides(board)  # type: ignore[arg-type]
     searcher = ReversiSearcher(tt_megabytes=1)
+    if board.is_game_over():  # type: ignore[attr-defined]
+        with pytest.raises(ValueError, match="over"):
+            searcher.search(p, o, depth=depth)
+        return
     result = searcher.search(p, o, depth=depth, nodes=20_000, exact_empties=12, selectivity=rng.choice([0.0, 1.5]))
     legal = int(reversi_kernel.get_moves(np.uint64(p), np.uint64(o)))
     if legal:
