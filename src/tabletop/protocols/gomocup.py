@@ -158,7 +158,7 @@ class GomocupEngine:
         loaded (the warm-up), plus what a search adds.  Measured once, on the machine the engine runs on:
         the interpreter, numpy and numba take different amounts on different machines."""
         if self.base_bytes is None:
-            self._warm_up()
+            self._engine.get()  # the engine and its kernels loaded: the memory to measure
             self.base_bytes = peak_resident_bytes() + SEARCH_HEADROOM_BYTES
         return self.base_bytes
 
@@ -177,10 +177,6 @@ class GomocupEngine:
         else:
             self.info.pending_message = None
         engine_module.TT_ENTRIES = max(MIN_TT_ENTRIES, min(1 << 22, entries))
-
-    def _warm_up(self) -> None:
-        """Wait for the engine and its compiled kernels (loading since the engine started)."""
-        self._engine.get()
 
     def _point(self, text: str) -> tuple[int, int]:
         parts = text.split(",")

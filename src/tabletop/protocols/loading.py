@@ -40,10 +40,6 @@ class Preload(Generic[T]):
                 self._thread = threading.Thread(target=self._run, name="engine-load", daemon=True)
                 self._thread.start()
 
-    @property
-    def started(self) -> bool:
-        return self._thread is not None
-
     def _run(self) -> None:
         try:
             self._value = self._build()
