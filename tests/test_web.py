@@ -886,16 +886,33 @@ def _create_room(base_url: str, body: dict[str, Any]) -> dict[str, Any]:
     return created
 
 
+# The page's own clock: the moment the board's centre point first exists, in milliseconds from the
+# navigation's start (what a player waits for), without the test driver's round trips, which on a
+# loaded 2-core machine add a tenth of a second or more to each poll.
+_BOARD_SHOWN_AT = """
+new MutationObserver((_, observer) => {
+  if (document.querySelector('#board g.sq[data-move="k10"]')) {
+    window.__boardShownAt = performance.now();
+    observer.disconnect();
+  }
+}).observe(document, {childList: true, subtree: true});
+"""
+
+
 def test_first_render_of_a_game_takes_under_one_second(page: Page, base_url: str) -> None:
     created = _create_room(base_url, {"game": "gomoku", "options": {"size": 19}, "mode": "online"})
+    page.add_init_script(_BOARD_SHOWN_AT)
     page.goto(base_url + "/")  # warm the browser's cache the way a returning visitor has it
     times = []
-    for _ in range(3):  # best of three, as for any timing on a shared machine
+    for _ in range(5):  # best of five, as for any timing on a shared machine
         began = time.monotonic()
         page.goto(f"{base_url}/play/{created['room']}")
         page.locator('#board g.sq[data-move="k10"]').wait_for()
-        times.append(time.monotonic() - began)
-    assert min(times) < 1.0, f"the board took {min(times):.2f} s at best"
+        driver = time.monotonic() - began
+        shown = page.evaluate("() => window.__boardShownAt") / 1000
+        assert 0 < shown <= driver + 0.05, (shown, driver)  # the page's clock agrees with the driver's
+        times.append(shown)
+    assert min(times) < 1.0, f"the board took {min(times):.2f} s at best ({', '.join(f'{t:.2f}' for t in times)})"
     painted = page.evaluate("() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd")
     assert painted < 1000
 
