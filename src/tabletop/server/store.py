@@ -190,6 +190,20 @@ analyses_table = sa.Table(  # a room's whole-game analysis (server/analyses.py w
     sa.Column("created", sa.Float, nullable=False),
 )
 
+chat_table = sa.Table(  # the chat of a room's players and of its spectators (server/chat.py)
+    "chat",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("room_id", sa.String(32), sa.ForeignKey("rooms.id"), nullable=False),
+    sa.Column("channel", sa.String(16), nullable=False),  # "players" or "spectators"
+    sa.Column("seat", sa.String(8), nullable=True),  # a player's colour when they wrote
+    sa.Column("author", sa.String(64), nullable=False),  # who wrote it, as the pages mute them
+    sa.Column("name", sa.String(40), nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+sa.Index("chat_room", chat_table.c.room_id, chat_table.c.id)
+
 
 @dataclass
 class Call:
