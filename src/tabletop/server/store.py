@@ -179,6 +179,8 @@ seeks_table = sa.Table(
     # process holding a lobby socket of theirs (server/lobby.py); an open seek unseen for
     # SEEK_FRESH seconds is cancelled, whichever process held the socket
     sa.Column("seen", sa.Float, nullable=False, server_default="0"),
+    # posted by Play now: a bot never takes it (server/bots.py), so Play now never pairs anyone with a bot
+    sa.Column("quick", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 analyses_table = sa.Table(  # a room's whole-game analysis (server/analyses.py writes and reads it)
@@ -203,6 +205,31 @@ chat_table = sa.Table(  # the chat of a room's players and of its spectators (se
     sa.Column("at", sa.Float, nullable=False),
 )
 sa.Index("chat_room", chat_table.c.room_id, chat_table.c.id)
+
+bots_table = sa.Table(  # the accounts turned into bots, played by a program over the Bot API (server/bots.py)
+    "bots",
+    metadata,
+    sa.Column("player_id", sa.String(32), sa.ForeignKey("players.id"), primary_key=True),
+    sa.Column("since", sa.Float, nullable=False),
+)
+
+challenges_table = sa.Table(  # one player's offer of a game to another (server/bots.py)
+    "challenges",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("challenger", sa.String(32), sa.ForeignKey("players.id"), nullable=False, index=True),
+    sa.Column("challenged", sa.String(32), sa.ForeignKey("players.id"), nullable=False, index=True),
+    sa.Column("game", sa.String(16), nullable=False),
+    sa.Column("options", sa.Text, nullable=False),
+    sa.Column("clock", sa.Text, nullable=True),
+    sa.Column("color", sa.String(8), nullable=False),  # the challenger's colour: black, white or random
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("pool", sa.String(48), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    # open, then accepted (with its room), declined or cancelled: set once, by an UPDATE ... WHERE status = 'open'
+    sa.Column("status", sa.String(12), nullable=False),
+    sa.Column("room_id", sa.String(32), nullable=True),
+)
 
 
 @dataclass
