@@ -27,8 +27,9 @@ def pytest_configure(config: pytest.Config) -> None:
     any test runs.  On a fresh checkout the cache is empty, and without this every test worker
     and every server pool process that first needs an engine compiles the same kernels at the
     same time (half a minute each on one core), which made browser tests that wait for the
-    computer's first decision run out of time.  xdist's workers skip it: the main process did it."""
-    if hasattr(config, "workerinput"):
+    computer's first decision run out of time.  xdist's workers skip it: the main process did it.
+    ``TABLETOP_TEST_WARM_UP=0`` skips it for a run of tests that use no engine."""
+    if hasattr(config, "workerinput") or os.environ.get("TABLETOP_TEST_WARM_UP") == "0":
         return
     from tabletop.ai import Limit, analyse
     from tabletop.ai.gomoku.engine import warm_up

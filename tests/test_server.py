@@ -74,7 +74,9 @@ class Server:
         self.leftovers = 0
 
     def ws(self, room: str) -> Socket:
-        opening = connect(f"ws://127.0.0.1:{self.port}/api/rooms/{room}/ws", open_timeout=10)
+        # close_timeout: websockets 13's client (the lower bound) holds its closing handshake behind an
+        # unread frame until this runs out (10 s by default); later versions close at once
+        opening = connect(f"ws://127.0.0.1:{self.port}/api/rooms/{room}/ws", open_timeout=10, close_timeout=1)
         return Socket(opening.__enter__())  # closed by Socket.close
 
     def kill(self) -> None:
@@ -447,8 +449,8 @@ class BatchSocket(Socket):
 def test_batched_sockets_follow_the_rematch_without_reconnecting(server: Server) -> None:
     room, black, white = online_room(server)
     url = f"ws://127.0.0.1:{server.port}/api/rooms/{room}/ws?batch=1&follow=1"
-    a = BatchSocket(connect(url, open_timeout=10).__enter__())
-    b = BatchSocket(connect(url, open_timeout=10).__enter__())
+    a = BatchSocket(connect(url, open_timeout=10, close_timeout=1).__enter__())
+    b = BatchSocket(connect(url, open_timeout=10, close_timeout=1).__enter__())
     try:
         assert a.hello(black)["you"] == ["black"]
         assert b.hello(white)["you"] == ["white"]
