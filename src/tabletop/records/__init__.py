@@ -32,6 +32,15 @@ imported, so their registrations are always in place.  A reader reports
 malformed text with :class:`RecordError` (line, column, reason) and checks every
 move with :func:`replay`, so a record that reads is a record that plays.
 
+The tags every format maps to its own fields where it has one (each format's
+docstring says where): ``black``, ``white`` (the players' names),
+``black_rating``, ``white_rating``, ``date`` (ISO ``YYYY-MM-DD``), ``event``
+(the event or rating pool), ``place``, ``name`` and ``time_control``
+(``"300+5"``: the seconds each side starts with, then the seconds added a move
+when there are any; the ``TimeControl`` form of PGN).  How a game ended is not
+kept beside its result: :meth:`GameRecord.termination` reads it from the
+result and the moves.
+
 This package parses and formats text only: no file I/O (``tabletop convert``
 does that) and no rules of its own (the boards of :mod:`tabletop.games` judge
 every move).
@@ -40,14 +49,16 @@ every move).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tabletop.games import new_board
-from tabletop.games.core import BaseBoard, IllegalMoveError
+from tabletop.games.core import BLACK, BaseBoard, IllegalMoveError, Outcome
 
 __all__ = [
     "GameRecord",
@@ -58,9 +69,18 @@ __all__ = [
     "read",
     "register_format",
     "replay",
+    "TERMINATIONS",
+    "parse_time_control",
     "result_from_board",
+    "result_from_outcome",
+    "time_control_text",
     "write",
 ]
+
+TERMINATIONS = ("score", "line", "forbidden", "draw", "resign", "time", "forfeit", "agreement", "aborted")
+"""The words :meth:`GameRecord.termination` answers: the count at the end (Reversi), k in a row,
+a renju foul, a drawn board, a resignation, a flag fall, a forfeit (a player who left the game),
+a draw agreed, a game called off with no result."""
 
 
 class RecordError(ValueError):
@@ -80,9 +100,10 @@ class GameRecord:
     """One game (or, for OBF, one position) in a format-neutral form.
 
     ``result`` is ``None`` when unknown, else ``"B+12"``/``"W+4"`` (disc margin,
-    or ``R`` resign, ``T`` time), ``"B+"``/``"W+"`` (a win, margin not given) or
-    ``"Draw"``.  ``move_scores`` holds OBF's ``MOVE:SCORE`` annotations (exact
-    final disc difference for the side to move), best first.
+    or ``R`` resign, ``T`` time, ``F`` forfeit), ``"B+"``/``"W+"`` (a win,
+    margin not given), ``"Draw"`` or ``"Void"`` (called off, no result): SGF's
+    ``RE`` conventions.  ``move_scores`` holds OBF's ``MOVE:SCORE`` annotations
+    (exact final disc difference for the side to move), best first.
     """
 
     game: str = "reversi"
@@ -125,6 +146,31 @@ class GameRecord:
     def board(self) -> BaseBoard:
         """The start position on a new board (before any move)."""
         return new_board(self.game, self.options, self.position)
+
+    def termination(self) -> str | None:
+        """How the game ended, one of :data:`TERMINATIONS` (``None`` while unknown or going on):
+        read from ``result`` and, for a game the board ended, from the final position.
+
+        >>> GameRecord("gomoku", {"size": 15}, moves=["h8", "a1"], result="B+R").termination()
+        'resign'
+        >>> GameRecord("reversi", moves=["f5", "d6"], result="Draw").termination()
+        'agreement'
+        """
+        result = (self.result or "").strip()
+        if not result or result == "?":
+            return None
+        if result == "Void":
+            return "aborted"
+        how = result[2:3].upper() if result[:2] in ("B+", "W+") else ""
+        if how in ("R", "T", "F"):
+            return {"R": "resign", "T": "time", "F": "forfeit"}[how]
+        try:
+            outcome = replay(dataclasses.replace(self, moves=list(self.moves))).outcome()
+        except RecordError:
+            return None
+        if outcome is None:
+            return "agreement" if result == "Draw" else None
+        return {"discs": "score", "line": "line", "forbidden": "forbidden"}.get(outcome.reason, "draw")
 
 
 class Reader(Protocol):
@@ -231,15 +277,45 @@ def replay(
 def result_from_board(board: BaseBoard) -> str | None:
     """The record result of a finished game (``None`` while it goes on)."""
     outcome = board.outcome()
-    if outcome is None:
-        return None
+    return None if outcome is None else result_from_outcome(outcome, board.game)
+
+
+def result_from_outcome(outcome: Outcome, game: str) -> str:
+    """The record result of ``outcome``: ``"B+12"`` (a Reversi count), ``"W+"`` (k in a row or a
+    foul), ``"B+R"``, ``"W+T"``, ``"B+F"`` (resigned, lost on time, abandoned), ``"Draw"``
+    (a drawn board or a draw agreed) or ``"Void"`` (aborted)."""
+    if outcome.reason == "aborted":
+        return "Void"
     if outcome.winner is None:
         return "Draw"
-    black, white = outcome.score
-    side = "B" if outcome.winner == 0 else "W"
-    if board.game == "reversi":
+    side = "B" if outcome.winner is BLACK else "W"
+    how = {"resign": "R", "time": "T", "abandoned": "F"}.get(outcome.reason)
+    if how is not None:
+        return f"{side}+{how}"
+    if game == "reversi":
+        black, white = outcome.score
         return f"{side}+{abs(black - white)}"
     return f"{side}+"
+
+
+_TIME_CONTROL = re.compile(r"^(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?$")
+
+
+def time_control_text(initial: float, increment: float = 0) -> str:
+    """``"300+5"`` for 300 seconds each and 5 more a move; ``"300"`` with no increment."""
+    def number(value: float) -> str:
+        return f"{value:g}" if value != int(value) else str(int(value))
+
+    return number(initial) + (f"+{number(increment)}" if increment else "")
+
+
+def parse_time_control(text: str) -> tuple[float, float] | None:
+    """The seconds each side starts with and the increment of a ``time_control`` tag
+    (``"300+5"``, ``"600"``), or ``None`` for text of another form."""
+    match = _TIME_CONTROL.match(text.strip())
+    if match is None:
+        return None
+    return float(match.group(1)), float(match.group(2) or 0)
 
 
 for _module in ("transcript", "obf", "ggf", "sgf"):

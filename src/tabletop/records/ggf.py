@@ -10,11 +10,18 @@ A game is ``(;`` properties ``;)``, each property ``KEY[value]``::
 ``O`` White, ``-`` empty) and the side to move (``*`` or ``O``).  Moves are
 ``B[move/eval/time]`` / ``W[...]`` (only the move is kept), with ``PA`` for a
 pass; squares use the Othello notation (``a1`` top-left).  ``RE`` is Black's
-disc margin (``+12.000``, ``-4``, ``0``; ``?`` unknown; a ``:r``/``:t`` suffix
-for a resignation or a time loss).  ``TY`` is the game type; its number is
-the board size.  The usual tags map to ``place``, ``date``, ``black``,
-``white``, ``black_rating``, ``white_rating`` and ``time``; any other property
-is kept under its own key and written back.
+disc margin (``+12.000``, ``-4``, ``0``; ``?`` unknown) with GGF's flags:
+``:r`` a resignation, ``:t`` a time loss, ``:s`` a score the players agreed
+(we write a draw agreed before the board's end as ``0.000:s``); GGF has no
+flag for a forfeit, so we write one as ``:f`` (a reader that knows only the
+three reads a one-disc win for the right side), and none for a game called
+off (``Void`` is written ``?``).  ``TY`` is the game type; its number is the
+board size.  The usual tags map to ``place``, ``date``, ``black``, ``white``,
+``black_rating`` and ``white_rating``; ``TI`` (``05:00/00:05/00:00``: time,
+increment, extension) is the ``time_control`` tag (``300+5``) when it has no
+extension, else kept as ``time``.  ``DT`` is kept as written, except that our
+ISO dates (``2026-11-28``) are written ``2026.11.28`` and read back.  Any
+other property is kept under its own key and written back.
 
 This module parses and formats text only; the rules library judges the moves.
 """
@@ -26,7 +33,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from tabletop.games import reversi
-from tabletop.records import GameRecord, RecordError, register_format, replay
+from tabletop.records import (
+    GameRecord,
+    RecordError,
+    parse_time_control,
+    register_format,
+    replay,
+    time_control_text,
+)
 
 __all__ = ["read_ggf", "write_ggf"]
 
@@ -42,6 +56,8 @@ _TAGS = {
 _TAG_KEYS = {v: k for k, v in _TAGS.items()}
 _STRUCTURAL = {"GM", "TY", "RE", "BO", "B", "W"}
 _PROPERTY = re.compile(r"\s*([A-Z][A-Z0-9]*)\s*\[")
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_GGF_DATE = re.compile(r"^(\d{4})\.(\d{2})\.(\d{2})$")
 
 
 def _where(text: str, offset: int) -> tuple[int, int]:
@@ -135,9 +151,43 @@ def _read_game(text: str, start: int) -> tuple[GameRecord, int]:
             record.position = board_text
     if record.tags.get("type") == str(size):
         del record.tags["type"]  # the plain type is implied by the size
+    clock = _read_clock(record.tags.get("time", ""))
+    if clock is not None:
+        del record.tags["time"]
+        record.tags["time_control"] = clock
+    date = _GGF_DATE.match(record.tags.get("date", ""))
+    if date is not None:
+        record.tags["date"] = "-".join(date.groups())
     record.moves = moves
     replay(record, locations, colors)
     return record, pos
+
+
+def _seconds(text: str) -> float:
+    """``[[hh:]mm:]ss`` as seconds; ``ValueError`` for anything else (empty is 0)."""
+    if not text.strip():
+        return 0.0
+    total = 0.0
+    for part in text.strip().split(":"):
+        total = total * 60 + float(part)
+    return total
+
+
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes:02d}:{rest:02d}"
+
+
+def _read_clock(value: str) -> str | None:
+    """A ``TI`` of time and increment (no extension) as a ``time_control`` tag, else ``None``."""
+    fields = value.split("/")
+    if not value.strip() or len(fields) > 3:
+        return None
+    try:
+        main, increment, extension = (_seconds(f) for f in (*fields, "", "")[:3])
+    except ValueError:
+        return None
+    return time_control_text(main, increment) if extension == 0 else None
 
 
 def _read_result(value: str, line: int, column: int) -> str | None:
@@ -153,17 +203,21 @@ def _read_result(value: str, line: int, column: int) -> str | None:
         return "B+R" if margin > 0 else "W+R"
     if how.lower().startswith("t"):
         return "B+T" if margin > 0 else "W+T"
+    if how.lower().startswith("f"):
+        return "B+F" if margin > 0 else "W+F"
     if margin == 0:
         return "Draw"
     return f"B+{abs(margin):g}" if margin > 0 else f"W+{abs(margin):g}"
 
 
-def _write_result(result: str) -> str:
+def _write_result(result: str, over: bool) -> str:
     if result == "Draw":
-        return "0.000"
+        return "0.000" if over else "0.000:s"  # before the end, a draw is one the players agreed
+    if result[:2] not in ("B+", "W+"):
+        return "?"  # Void: GGF has no word for a game called off
     sign = "+" if result.startswith("B") else "-"
     margin = result[2:]
-    if margin in ("R", "T"):
+    if margin in ("R", "T", "F"):
         return f"{sign}1.000:{margin.lower()}"  # GGF needs a number; the suffix says how it ended
     try:
         return f"{sign}{float(margin):.3f}"
@@ -182,12 +236,19 @@ def write_ggf(records: Sequence[GameRecord]) -> str:
         except ValueError as exc:
             raise RecordError(f"cannot write the start position: {exc}") from None
         parts = ["(;GM[Othello]"]
+        tags = dict(record.tags)
+        clock = parse_time_control(tags.pop("time_control", ""))
+        if clock is not None:
+            tags["time"] = "/".join((_clock(clock[0]), _clock(clock[1]), "00:00"))
+        date = _ISO_DATE.match(tags.get("date", ""))
+        if date is not None:
+            tags["date"] = ".".join(date.groups())
         for tag in ("place", "date", "black", "white", "black_rating", "white_rating", "time"):
-            if tag in record.tags:
-                parts.append(f"{_TAG_KEYS[tag]}[{_escape(record.tags[tag])}]")
+            if tag in tags:
+                parts.append(f"{_TAG_KEYS[tag]}[{_escape(tags[tag])}]")
         parts.append(f"TY[{record.tags.get('type', size)}]")
         if record.result is not None:
-            parts.append(f"RE[{_write_result(record.result)}]")
+            parts.append(f"RE[{_write_result(record.result, replay(_copy(record)).is_game_over())}]")
         rows = start.to_text().split()[0].replace("X", "*").split("/")
         parts.append(f"BO[{size} {' '.join(rows)} {'*' if start.turn == 0 else 'O'}]")
         for key, value in record.tags.items():
@@ -204,6 +265,10 @@ def write_ggf(records: Sequence[GameRecord]) -> str:
         parts.append(";)")
         out.append("".join(parts))
     return "".join(game + "\n" for game in out)
+
+
+def _copy(record: GameRecord) -> GameRecord:
+    return GameRecord(record.game, dict(record.options), record.position, list(record.moves))
 
 
 def _escape(value: str) -> str:

@@ -16,15 +16,23 @@ top to bottom, as in Piskvork's display), the first move Black's.  After the
 moves come, optionally, the two players' names and a final number line; we
 keep them as ``players`` and ``tail`` and write them back unchanged.
 
-A PSQ file does not say which rule was played; :meth:`PsqGame.to_board`
-takes it as an argument and replays the moves through the rules library, so
-an illegal move is reported with its line.
+A PSQ file has no fields for the game's other facts; we write them last, one
+a line, in PGN's tag form (``[Date "2026-11-28"]``, ``[Result "B+R"]``), where
+Piskvork, which stops reading at the first line that is not a move, never
+looks: ``Black``, ``White``, ``BlackRating``, ``WhiteRating``, ``Date``,
+``Event``, ``Site``, ``TimeControl``, ``Result`` (SGF's conventions) and
+``Rule``.  They are kept in :attr:`PsqGame.tags`.
+
+Without a ``Rule`` line a PSQ file does not say which rule was played;
+:meth:`PsqGame.to_board` takes it as an argument and replays the moves through
+the rules library, so an illegal move is reported with its line.
 
 The format is registered as ``psq`` (``.psq``) in :mod:`tabletop.records`:
 :func:`read_psq_records` gives one :class:`~tabletop.records.GameRecord`
-(``game="gomoku"``; the rule comes from the ``options`` hint, freestyle by
-default; the players go to the ``black``/``white`` tags, the move times to
-``psq_times`` and the trailing lines to ``psq_tail``) and
+(``game="gomoku"``; the rule comes from the file's ``Rule`` line, else from
+the ``options`` hint, freestyle by default; the players go to the
+``black``/``white`` tags, the tag lines to the record's tags and result, the
+move times to ``psq_times`` and the trailing lines to ``psq_tail``) and
 :func:`write_psq_records` writes exactly one record back.
 
 This module parses and formats text only; it does no file I/O and must not
@@ -61,6 +69,19 @@ __all__ = [
 _HEADER = re.compile(r"^Piskvorky\s+(\d+)\s*x\s*(\d+)\s*(?:,\s*(\d+)\s*:\s*(\d+)\s*(?:,\s*(-?\d+))?)?\s*$", re.IGNORECASE)
 _MOVE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?$")
 _NUMBER = re.compile(r"^\s*-?\d+\s*$")
+_TAG_LINE = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]$')
+# the record's tags by the names of the PSQ tag lines (PGN's where it has one)
+_TAG_NAMES = {
+    "black": "Black",
+    "white": "White",
+    "black_rating": "BlackRating",
+    "white_rating": "WhiteRating",
+    "date": "Date",
+    "event": "Event",
+    "place": "Site",
+    "time_control": "TimeControl",
+}
+_TAG_KEYS = {v: k for k, v in _TAG_NAMES.items()}
 
 
 class PsqError(ValueError):
@@ -86,6 +107,7 @@ class PsqGame:
     tail: list[str] = field(default_factory=list)
     window: tuple[int, int, int] = (11, 11, 0)
     move_lines: list[int] = field(default_factory=list)  # source line of each move, for errors
+    tags: dict[str, str] = field(default_factory=dict)  # the [Key "value"] lines, by key
 
     def to_board(self, rule: str = "freestyle", forbidden_loses: bool = False) -> GomokuBoard:
         """Replay the game on a new board under ``rule``; an illegal move
@@ -125,6 +147,14 @@ def read_psq(text: str) -> PsqGame:
         int(m.group(5)) if m.group(5) else 0,
     )
     game = PsqGame(width, height, window=window)
+    rest = []
+    for number, line in numbered[1:]:
+        tag = _TAG_LINE.match(line)
+        if tag is None:
+            rest.append((number, line))
+        else:
+            game.tags[tag.group(1)] = re.sub(r"\\(.)", r"\1", tag.group(2))
+    numbered = numbered[:1] + rest
     taken: dict[tuple[int, int], int] = {}
     in_tail = False
     for number, line in numbered[1:]:
@@ -175,6 +205,11 @@ def write_psq(game: PsqGame) -> str:
         out.append(f"{move.col + 1},{move.row + 1},{time_ms}")
     out.extend(game.players)
     out.extend(game.tail)
+    for key, value in game.tags.items():
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", key):
+            raise ValueError(f"PSQ tag name {key!r} must be letters, digits and '_'")
+        text = " ".join(value.split()).replace("\\", "\\\\").replace('"', '\\"')  # one line
+        out.append(f'[{key} "{text}"]')
     return "\n".join(out) + "\n"
 
 
@@ -215,15 +250,23 @@ def read_psq_records(text: str, game: str | None = None, options: dict[str, Any]
         opts["size"] = psq.width
     else:
         opts["width"], opts["height"] = psq.width, psq.height
+    if psq.tags.get("Rule"):
+        opts["rule"] = psq.tags["Rule"].strip().lower()
+    if opts.get("rule") == "freestyle":
+        del opts["rule"]
     record = GameRecord(game="gomoku", options=opts, moves=[str(m) for m in psq.moves])
     for color, name in zip(("black", "white"), psq.players, strict=False):
         record.tags[color] = name
+    for key, value in psq.tags.items():
+        if key not in ("Rule", "Result"):
+            record.tags[_TAG_KEYS.get(key, key)] = value
     if any(psq.times_ms):
         record.tags["psq_times"] = ",".join(str(t) for t in psq.times_ms)
     if psq.tail:
         record.tags["psq_tail"] = "\n".join(psq.tail)
     board = replay(record, [(line, 1) for line in psq.move_lines])
-    record.result = result_from_board(board)
+    # the board's own result stands; a Result line says how a game the board did not end ended
+    record.result = result_from_board(board) or (psq.tags.get("Result", "").strip() or None)
     return [record]
 
 
@@ -247,10 +290,24 @@ def write_psq_records(records: Sequence[GameRecord]) -> str:
         if len(times) != len(board.move_stack):
             times = None  # the moves changed since the times were read: drop them
     game = psq_from_board(board, times_ms=times)
-    game.players = [record.tags[c] for c in ("black", "white") if c in record.tags]
+    if "black" in record.tags and "white" in record.tags:
+        game.players = [record.tags["black"], record.tags["white"]]
     if record.tags.get("psq_tail"):
         game.tail = record.tags["psq_tail"].split("\n")
-    return write_psq(game)
+    for tag, key in _TAG_NAMES.items():
+        if record.tags.get(tag) and not (tag in ("black", "white") and game.players):
+            game.tags[key] = record.tags[tag]
+    for tag, value in record.tags.items():  # another format's own fields, by their own names
+        if re.fullmatch(r"[A-Z][A-Za-z0-9_]*", tag) and tag not in _TAG_KEYS and tag not in ("Rule", "Result"):
+            game.tags[tag] = value
+    if record.result is not None and record.result != result_from_board(board):
+        game.tags["Result"] = record.result
+    if record.options.get("rule", "freestyle") != "freestyle":
+        game.tags["Rule"] = str(record.options["rule"])
+    try:
+        return write_psq(game)
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
 
 
 register_format("psq", (".psq",), read_psq_records, write_psq_records)

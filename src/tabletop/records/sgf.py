@@ -19,11 +19,14 @@ top-left corner.
   ``SZ[15]`` or ``SZ[w:h]``; ``RU[renju]`` (or another tabletop rule name) sets
   the rule.
 
-``RE`` is kept as written (``B+12``, ``W+R``, ``Draw``; ``0`` reads as
+``RE`` is kept as written, in SGF's conventions (``B+12``, ``W+R`` resigned,
+``B+T`` on time, ``W+F`` forfeit, ``Draw``, ``Void``; ``0`` reads as
 ``Draw``).  ``PB``/``PW``/``BR``/``WR``/``DT``/``PC``/``EV``/``GN`` map to
 ``black``/``white``/``black_rating``/``white_rating``/``date``/``place``/
-``event``/``name``; any other root property is kept under its own key and
-written back.
+``event``/``name``; ``TM`` (the seconds each side starts with) and an ``OT``
+of the form ``Fischer: +5 s a move`` make the ``time_control`` tag
+(``300+5``).  Any other root property is kept under its own key and written
+back.
 
 This module parses and formats text only; the rules library judges the moves.
 """
@@ -37,7 +40,14 @@ from typing import Any
 
 from tabletop.games import new_board
 from tabletop.games.core import BaseBoard, column_letter
-from tabletop.records import GameRecord, RecordError, register_format, replay
+from tabletop.records import (
+    GameRecord,
+    RecordError,
+    parse_time_control,
+    register_format,
+    replay,
+    time_control_text,
+)
 
 __all__ = ["read_sgf", "write_sgf"]
 
@@ -53,6 +63,7 @@ _TAGS = {
 }
 _TAG_KEYS = {v: k for k, v in _TAGS.items()}
 _STRUCTURAL = {"FF", "GM", "SZ", "CA", "AP", "RE", "AB", "AW", "AE", "PL", "RU", "B", "W"}
+_FISCHER = re.compile(r"^\s*fischer\b\W*\+?\s*(\d+(?:\.\d+)?)\s*s", re.IGNORECASE)
 _GAMES = {"2": "reversi", "4": "gomoku"}
 _GM = {"reversi": 2, "gomoku": 4}
 
@@ -185,6 +196,7 @@ def _record(nodes: list[_Node], text: str, start: int) -> GameRecord:
     for key, (values, _) in root.items():
         if key not in _STRUCTURAL:
             record.tags[_TAGS.get(key, key)] = values[0]
+    _read_time_control(record.tags)
     try:
         board = record.board()
     except ValueError as exc:
@@ -210,6 +222,22 @@ def _record(nodes: list[_Node], text: str, start: int) -> GameRecord:
     record.moves = moves
     replay(record, locations, colors)
     return record
+
+
+def _read_time_control(tags: dict[str, str]) -> None:
+    """``TM`` (seconds) and a Fischer ``OT`` become the ``time_control`` tag; an ``OT`` of
+    another kind stays as it is."""
+    try:
+        initial = float(tags.get("TM", ""))
+    except ValueError:
+        return  # no TM, or one that is not a number: kept as written
+    increment = 0.0
+    fischer = _FISCHER.match(tags.get("OT", ""))
+    if fischer is not None:
+        increment = float(fischer.group(1))
+        del tags["OT"]
+    del tags["TM"]
+    tags["time_control"] = time_control_text(initial, increment)
 
 
 def _point(value: str, board: BaseBoard, text: str, offset: int) -> tuple[int, int]:
@@ -275,10 +303,20 @@ def write_sgf(records: Sequence[GameRecord]) -> str:
         parts = [f"(;FF[4]GM[{gm}]CA[UTF-8]AP[tabletop]SZ[{size}]"]
         if record.game == "gomoku" and "rule" in record.options:
             parts.append(f"RU[{record.options['rule']}]")
+        clock = parse_time_control(record.tags.get("time_control", ""))
         for tag, value in record.tags.items():
             key = _TAG_KEYS.get(tag, tag)
+            if clock is not None and key in ("TM", "OT"):
+                continue  # written from time_control below
             if re.fullmatch(r"[A-Z]{1,2}", key) and key not in _STRUCTURAL:
                 parts.append(f"{key}[{_escape(value)}]")
+        if clock is not None:
+            initial, increment = (time_control_text(t) for t in clock)
+            parts.append(f"TM[{initial}]")
+            if clock[1]:
+                parts.append(f"OT[Fischer: +{increment} s a move]")
+            elif "OT" in record.tags:
+                parts.append(f"OT[{_escape(record.tags['OT'])}]")
         if record.result is not None:
             parts.append(f"RE[{_escape(record.result)}]")
         if record.game == "reversi" or record.position is not None:
