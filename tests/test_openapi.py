@@ -55,7 +55,8 @@ warnings = false
 # which schemathesis reports as missing test data once the budget is shared with more operations;
 # their checks still run
 [[operations]]
-include-operation-id = ["room_record", "join_room", "room_analysis", "start_room_analysis", "cancel_room_analysis"]
+include-operation-id = ["room_record", "room_openings", "join_room", "room_analysis", "start_room_analysis",
+                        "cancel_room_analysis"]
 warnings = false
 
 # most generated text is no record (400 bad_record, a documented answer), which schemathesis

@@ -1,9 +1,11 @@
+# ruff: noqa: F811  (the fixtures imported from test_lobby are parameters of a test below)
 """A record's facts besides its moves (issue 44 point 5): players and ratings, date, event, place,
 time control, result and how the game ended survive a write and a read in SGF, GGF and PSQ,
 wherever the format has a place for them."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 from tabletop import records
 from tabletop.games import new_board
 from tabletop.records import GameRecord
+from test_lobby import Players, app_client, play, players, start_game  # noqa: F401  (fixtures are found by name)
 
 NAME = st.from_regex(r"[A-Za-z][A-Za-z0-9_.\- ]{0,14}[A-Za-z0-9]", fullmatch=True).filter(lambda s: "  " not in s)
 # SGF escapes ']' and '\'; the other formats are given plain text
@@ -156,3 +159,32 @@ def test_how_a_game_ended_is_read_from_the_result_and_the_board() -> None:
     assert GameRecord("gomoku", {"size": 15}, moves=five, result="B+").termination() == "line"
     assert GameRecord("tictactoe", moves=["c2", "c3", "b2", "c1", "a3", "b3", "b1", "a2", "a1"],
                       result="Draw").termination() == "draw"
+
+
+# -- the server's exports -----------------------------------------------------------------------------------
+
+
+
+def test_a_rated_games_export_names_the_players_ratings_pool_date_clock_and_how_it_ended(players: Players) -> None:
+    for game, options, moves, formats in (
+        ("reversi", {"size": 8}, ["f5", "d6", "c3"], ("sgf", "ggf")),
+        ("gomoku", {"size": 15, "rule": "renju"}, ["h8", "h9", "i9"], ("sgf", "psq")),
+    ):
+        room, tokens = start_game(players, "alice", "bob", game=game, options=options, color="black", rated=True,
+                                  clock={"initial": 180, "increment": 2})
+        play(players.client, room, tokens, moves, then="white")  # bob (White) resigns
+        state = players.as_(None).get(f"/api/rooms/{room}").json()
+        assert state["outcome"]["reason"] == "resign"
+        for fmt in formats:
+            reply = players.client.get(f"/api/rooms/{room}/record", params={"format": fmt})
+            assert reply.status_code == 200, reply.text
+            (record,) = records.read(reply.text, fmt)
+            tags = record.tags
+            assert (tags["black"], tags["white"]) == ("alice", "bob"), fmt
+            assert tags["black_rating"] == tags["white_rating"] == "1500", fmt
+            assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", tags["date"]), fmt
+            assert tags["time_control"] == "180+2", fmt
+            if fmt != "ggf":  # GGF has no field for an event
+                assert tags["event"] == f"tabletop rated {state['players']['pool']}", fmt
+            assert record.result == "B+R" and record.termination() == "resign", fmt
+            assert record.moves == moves and record.options == options, fmt

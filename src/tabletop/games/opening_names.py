@@ -39,7 +39,7 @@ from typing import Any
 
 from tabletop.games.core import column_index
 
-__all__ = ["NamedOpening", "opening_name", "opening_names", "opening_table"]
+__all__ = ["NamedOpening", "longest_opening", "opening_name", "opening_names", "opening_table"]
 
 Point = tuple[int, int]
 
@@ -141,6 +141,35 @@ def opening_table(family: str) -> dict[tuple[Point, ...], _Entry]:
     return table
 
 
+def _family(
+    game: str, options: dict[str, Any] | None, position: str | None
+) -> tuple[str, Callable[[str], Point]] | None:
+    """The family of names of a game's variant and the reader of its moves as points (``None``: no names)."""
+    if position is not None:
+        return None
+    opts = options or {}
+    if game == "reversi" and int(opts.get("size", 8)) == 8:
+        return "othello", _othello_point
+    if game == "gomoku":
+        width = int(opts.get("width", opts.get("size", 15)))
+        height = int(opts.get("height", opts.get("size", 15)))
+        if width % 2 == 0 or height % 2 == 0:
+            return None  # no centre point, no renju pattern
+
+        def point(move: str) -> Point:
+            return _renju_point(move, width, height)
+
+        return "renju", point
+    return None
+
+
+def longest_opening(game: str, options: dict[str, Any] | None = None, position: str | None = None) -> int:
+    """The number of moves of the longest named line of the game's variant (0 when it has none):
+    moves past it never change the name.  Arguments as for :func:`opening_names`."""
+    family = _family(game, options, position)
+    return 0 if family is None else max(len(key) for key in opening_table(family[0]))
+
+
 def opening_names(
     game: str, moves: Sequence[str], options: dict[str, Any] | None = None, position: str | None = None
 ) -> list[NamedOpening]:
@@ -150,29 +179,12 @@ def opening_names(
     from a custom start ``position`` has no named openings.  Moves that are not
     squares (a pass) end the search for longer lines.
     """
-    if position is not None:
+    known = _family(game, options, position)
+    if known is None:
         return []
-    opts = options or {}
-    if game == "reversi" and int(opts.get("size", 8)) == 8:
-        family = "othello"
-
-        def point(move: str) -> Point:
-            return _othello_point(move)
-
-    elif game == "gomoku":
-        width = int(opts.get("width", opts.get("size", 15)))
-        height = int(opts.get("height", opts.get("size", 15)))
-        if width % 2 == 0 or height % 2 == 0:
-            return []  # no centre point, no renju pattern
-        family = "renju"
-
-        def point(move: str) -> Point:
-            return _renju_point(move, width, height)
-
-    else:
-        return []
+    family, point = known
     table = opening_table(family)
-    longest = max(len(key) for key in table)
+    longest = longest_opening(game, options, position)
     points: list[Point] = []
     found: list[NamedOpening] = []
     for move in moves[:longest]:

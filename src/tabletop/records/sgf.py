@@ -317,6 +317,8 @@ def write_sgf(records: Sequence[GameRecord]) -> str:
                 parts.append(f"OT[Fischer: +{increment} s a move]")
             elif "OT" in record.tags:
                 parts.append(f"OT[{_escape(record.tags['OT'])}]")
+        elif record.tags.get("time_control") and "OT" not in record.tags:
+            parts.append(f"OT[{_escape(record.tags['time_control'])}]")  # a clock of another kind, in words
         if record.result is not None:
             parts.append(f"RE[{_escape(record.result)}]")
         if record.game == "reversi" or record.position is not None:

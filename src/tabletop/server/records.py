@@ -3,10 +3,14 @@
 ``POST /api/records/import``.
 
 :func:`record_text` builds a :class:`tabletop.records.GameRecord` from the
-room's board (with the result of a resignation, a flag fall or an agreed draw,
-which the board alone does not know) and writes it with the format registry of
-:mod:`tabletop.records`; it raises ``ValueError`` for an unknown format or one
-that does not fit the game, and never changes the room.  :func:`import_records`
+room's board (with the result of a resignation, a flag fall, an abandoned or
+aborted game or an agreed draw, which the board alone does not know) and the
+game's facts (:func:`room_tags`: the players and the ratings they brought to
+the game, the date, the rating pool or the kind of game, the time control),
+and writes it with the format registry of :mod:`tabletop.records`; it raises
+``ValueError`` for an unknown format or one that does not fit the game, and
+never changes the room.  The room's players must have been read
+(``Room.ensure_players``) for their names to be in the record.  :func:`import_records`
 reads text with the same registry, telling the format from the file name or the
 text when none is given; a malformed record is the reader's
 :class:`~tabletop.records.RecordError` (line, column, reason).
@@ -15,6 +19,7 @@ text when none is given; a malformed record is the reader's
 from __future__ import annotations
 
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 from tabletop import records
@@ -23,7 +28,7 @@ from tabletop.records.transcript import looks_like_reversi
 if TYPE_CHECKING:
     from tabletop.server.rooms import Room
 
-__all__ = ["guess_format", "import_records", "record_text"]
+__all__ = ["guess_format", "import_records", "record_text", "room_tags"]
 
 MEDIA = {"sgf": "application/x-go-sgf"}
 FIT = {"ggf": ("reversi",), "obf": ("reversi",), "psq": ("gomoku",)}
@@ -39,17 +44,44 @@ def record_text(room: Room, fmt: str) -> tuple[str, str]:
     if game not in FIT.get(fmt, (game,)):
         raise ValueError(f"{fmt.upper()} records are not for {game}")
     match = room.match
-    record = records.GameRecord.from_board(match.board)
+    record = records.GameRecord.from_board(match.board, room_tags(room))
     outcome = match.outcome()
-    if outcome is not None and outcome.reason in ("resign", "time", "agreement"):
-        if outcome.winner is None:
-            record.result = "Draw"
-        else:
-            record.result = ("B+" if outcome.winner.label == "black" else "W+") + (
-                "R" if outcome.reason == "resign" else "T"
-            )
+    if outcome is not None:
+        record.result = records.result_from_outcome(outcome, game)
     text = records.write([record], fmt)  # RecordError (a ValueError) when the format cannot hold it
     return text, MEDIA.get(fmt, "text/plain")
+
+
+def room_tags(room: Room) -> dict[str, str]:
+    """The record tags of ``room``'s game: ``black``/``white`` (a signed-in player's name, or the
+    computer's level), their ratings in the pool as they came to the game, ``date`` (the day the
+    room was made, UTC), ``event`` (the pool of a game between players, else the kind of game),
+    ``place`` and ``time_control``."""
+    tags: dict[str, str] = {}
+    players = room.players_view()
+    for color, seat in room.match.seats.items():
+        label = color.label
+        if players is not None and isinstance(players.get(label), dict):
+            tags[label] = str(players[label]["name"])
+            if players[label].get("rating") is not None:
+                tags[f"{label}_rating"] = str(players[label]["rating"])
+        elif not seat.is_human:
+            level = re.fullmatch(r"level:(\d+)", seat.kind)
+            tags[label] = f"tabletop level {level.group(1)}" if level else f"tabletop {seat.kind}"
+    tags["date"] = time.strftime("%Y-%m-%d", time.gmtime(room.record.created))
+    if players is not None:
+        tags["event"] = f"tabletop {'rated' if players.get('rated') else 'casual'} {players.get('pool')}"
+    else:
+        tags["event"] = f"tabletop {'game at one screen' if room.record.mode == 'local' else 'online game'}"
+    tags["place"] = "tabletop"
+    clock = room.record.clock
+    if clock and clock.get("days") is not None:
+        tags["time_control"] = f"{float(clock['days']):g} days a move"
+    elif clock:
+        tags["time_control"] = records.time_control_text(
+            float(clock.get("initial", 300)), float(clock.get("increment", 0))
+        )
+    return tags
 
 
 _OBF_LINE = re.compile(r"[-XOxo]{64}\s+[XOxo]\b")

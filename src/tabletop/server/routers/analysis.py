@@ -1,4 +1,5 @@
 """A room's game record and the engine's view of games: ``GET /api/rooms/{id}/record``,
+``GET /api/rooms/{id}/openings`` (the named openings its moves pass through),
 ``GET /api/rooms/{id}/evaluation``, ``POST /api/analyse`` (one position) and the analysis
 of a whole game, ``/api/rooms/{id}/analysis`` (POST starts it, GET reads its progress or
 result, ``POST .../analysis/cancel`` cancels it; :mod:`tabletop.server.analyses` runs and stores it).
@@ -17,6 +18,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, Field
 
+from tabletop.games.opening_names import longest_opening, opening_names
 from tabletop.server.analyses import Analyses
 from tabletop.server.models import AnalyseRequest, Analysis, ErrorBody, Evaluation, RecordFormat
 from tabletop.server.records import MEDIA, record_text
@@ -85,12 +87,52 @@ RECORD_ANSWER = {
 async def room_record(room: KnownRoom, format: RecordFormat = "transcript") -> PlainTextResponse:
     """The game record as SGF, GGF, OBF, PSQ or a transcript; 400 ``bad_format`` for a
     format that does not fit the room's game."""
+    await room.ensure_players()  # their names and ratings go in the record
     try:
         text, media = record_text(room, format)
     except ValueError as exc:
         raise RoomError("bad_format", str(exc), 400) from None
     disposition = f'attachment; filename="{room.id}.{format}"'
     return PlainTextResponse(text, media_type=media, headers={"content-disposition": disposition})
+
+
+class NamedOpeningView(BaseModel):
+    """A named opening a game reached: its name, the number of moves of its line (the name holds
+    from there on), the line itself, its family and, for renju, its number and kanji."""
+
+    name: str
+    ply: int
+    line: list[str]
+    family: Literal["othello", "renju"]
+    code: str | None = None
+    kanji: str | None = None
+
+
+class RoomOpenings(BaseModel):
+    """The named openings of a room's game, shortest first, for the moves looked at (the room's
+    moves up to ``longest``, the length of the longest named line: later moves change no name)."""
+
+    openings: list[NamedOpeningView]
+    moves: list[str]
+    longest: int
+
+
+@router.get(
+    "/rooms/{room_id}/openings",
+    operation_id="room_openings",
+    response_model=RoomOpenings,
+    responses=errors(404, 422),
+)
+async def room_openings(room: KnownRoom) -> RoomOpenings:
+    """The standard Othello openings and renju openings the room's moves pass through
+    (:mod:`tabletop.games.opening_names`); empty for a game or variant without named openings."""
+    record = room.record
+    longest = longest_opening(record.game, record.options, record.position)
+    moves = [str(m) for m in room.match.board.move_stack][:longest]
+    named = opening_names(record.game, moves, record.options, record.position)
+    return RoomOpenings(
+        openings=[NamedOpeningView.model_validate(o.to_dict()) for o in named], moves=moves, longest=longest
+    )
 
 
 @router.get(
