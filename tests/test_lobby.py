@@ -147,7 +147,8 @@ def test_a_rated_game_from_a_seek_changes_both_ratings_as_glicko2_says(players: 
     assert alice["ratings"][pool]["history"][0]["change"] == round(new_alice.rating - 1500, 1)
     assert alice["games"][0] == {
         "room": room, "game": "tictactoe", "pool": pool, "rated": True, "black": "alice", "white": "bob",
-        "created": alice["games"][0]["created"], "result": "1-0", "review": f"/review/{room}"}
+        "created": alice["games"][0]["created"], "result": "1-0", "review": f"/review/{room}",
+        "black_bot": False, "white_bot": False}
 
 
 def test_a_casual_game_records_its_result_and_rates_nobody(players: Players) -> None:

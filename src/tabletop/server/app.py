@@ -9,7 +9,8 @@ holds no route, no game rule and no SQL.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -20,6 +21,8 @@ from tabletop.server.lobby import Lobby
 from tabletop.server.profile import NO_CLOCK, PartClock
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers import accounts, analysis, imports, lobby, pages, profile, rooms
+from tabletop.server.routers import bots as bot_routes
+from tabletop.server.routers import games as game_routes
 from tabletop.server.routers.responses import add_error_handlers
 from tabletop.server.routers.socket import router as socket_router
 from tabletop.server.security import secure
@@ -42,7 +45,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     if settings.warm_workers:
         await pool.warm()
     hub = RoomHub(
-        store, bus, pool, replay_limit=settings.replay_limit, shared=settings.redis is not None, clock=clock
+        store, bus, pool, replay_limit=settings.replay_limit, shared=settings.redis is not None, clock=clock,
+        now=app.state.now,
     )
     app.state.hub = hub
     app.state.lobby = Lobby(hub)
@@ -57,14 +61,16 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await store.close()
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The server application for ``settings`` (an in-memory SQLite database by default)."""
+def create_app(settings: Settings | None = None, *, now: Callable[[], float] = time.time) -> FastAPI:
+    """The server application for ``settings`` (an in-memory SQLite database by default); ``now``:
+    the wall clock its games run on (a test of correspondence games hands in one it moves by days)."""
     app = FastAPI(
         title="tabletop",
         summary="Reversi, Gomoku/Renju and Tic-tac-toe rooms over REST and websockets",
         lifespan=lifespan,
     )
     app.state.settings = settings = settings or Settings()
+    app.state.now = now
     # the event loop's CPU by part, read at GET /api/profile (tabletop bench server --profile)
     app.state.clock = PartClock() if settings.profile else NO_CLOCK
     app.state.evaluations = analysis.Evaluations()
@@ -74,6 +80,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(rooms.router)
     app.include_router(accounts.router)
     app.include_router(lobby.router)
+    app.include_router(bot_routes.router)
+    app.include_router(game_routes.router)
     app.include_router(analysis.router)
     app.include_router(imports.router)
     app.include_router(socket_router)

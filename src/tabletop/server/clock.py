@@ -1,6 +1,10 @@
 """A room's time: the clock source of its Match, the clock settings of its record,
 and the flag timer (the running clock's time running out is a change of the room).
 
+A correspondence clock (days per move) has no flag timer: when its time runs out the
+game goes on until the other side claims the win (:mod:`.correspondence`) or the late
+side's next action finds the time gone.
+
 A flag falls on the next action, and also when nobody acts: :class:`FlagTimer`
 calls back at the moment the side to move runs out of time, and the room then
 checks the clock under its lock (``check_time``).  :class:`RoomTime` lets an
@@ -24,14 +28,16 @@ MARGIN = 0.005  # seconds after the flag time, so the check finds the time gone
 
 
 class RoomTime:
-    """The clock source of a room's Match: wall time, or a fixed time while an
-    action is applied or replayed (so the stored time is exactly the one used)."""
+    """The clock source of a room's Match: wall time (``wall``, the server's clock: a test
+    hands in its own), or a fixed time while an action is applied or replayed (so the
+    stored time is exactly the one used)."""
 
-    def __init__(self) -> None:
+    def __init__(self, wall: Callable[[], float] = time.time) -> None:
+        self.wall = wall
         self.fixed: float | None = None
 
     def __call__(self) -> float:
-        return time.time() if self.fixed is None else self.fixed
+        return self.wall() if self.fixed is None else self.fixed
 
 
 def clock_settings(stored: dict[str, Any] | None) -> ClockSettings | None:
@@ -61,6 +67,8 @@ class FlagTimer:
         self.cancel()
         if clock is None or clock.running is None or not live:
             return
+        if clock.settings.per_move is not None:
+            return  # correspondence: the time running out ends nothing until the other side claims the win
         left = clock.left(clock.running)
         self._handle = asyncio.get_running_loop().call_later(max(0.0, left) + MARGIN, on_flag)
 

@@ -34,6 +34,7 @@ from sqlalchemy.engine import Connection
 from tabletop.games import new_board
 from tabletop.ratings import MAX_DEVIATION, Pool, Rating, pool_for
 from tabletop.server.accounts import AccountError, Player
+from tabletop.server.bots import Bots, bot_ids, is_bot_column
 from tabletop.server.bus import Broadcast, frame
 from tabletop.server.results import read_rating
 from tabletop.server.rooms import RoomHub
@@ -66,6 +67,7 @@ LEADERBOARD_GAMES = 10  # rated games in the pool before a player is listed
 SEAT_TOKEN_TTL = 300.0  # seconds a taken seek's poster has to collect their seat token
 SEEK_HEARTBEAT = 15.0  # seconds between a process's rounds of vouching for the players in its lobby
 SEEK_FRESH = 60.0  # an open seek whose poster no process has seen in the lobby for this long is cancelled
+CORRESPONDENCE_POOLS = "%-correspondence"  # a LIKE pattern: the pools of days-a-move games, whose seeks stay
 
 
 log = logging.getLogger("tabletop.server")
@@ -126,6 +128,8 @@ def _delete_seeks(conn: Connection, player_id: str, seek_id: str | None) -> list
     where = [seeks_table.c.player_id == player_id, seeks_table.c.taken_by.is_(None)]
     if seek_id is not None:
         where.append(seeks_table.c.id == seek_id)
+    else:  # all of them: a player leaving the lobby; a correspondence seek waits for days, so it stays
+        where.append(seeks_table.c.pool.not_like(CORRESPONDENCE_POOLS))
     ids = [r[0] for r in conn.execute(sa.select(seeks_table.c.id).where(*where))]
     if ids:
         conn.execute(seeks_table.delete().where(seeks_table.c.id.in_(ids)))
@@ -134,8 +138,10 @@ def _delete_seeks(conn: Connection, player_id: str, seek_id: str | None) -> list
 
 def _open_at(now: float) -> list[Any]:
     """What makes a seek open at ``now``: not taken, and its poster seen in the lobby within
-    :data:`SEEK_FRESH` seconds (listing, pairing and taking all ask the same)."""
-    return [seeks_table.c.taken_by.is_(None), seeks_table.c.seen >= now - SEEK_FRESH]
+    :data:`SEEK_FRESH` seconds or a correspondence seek, which waits for days (listing, pairing and
+    taking all ask the same)."""
+    return [seeks_table.c.taken_by.is_(None),
+            sa.or_(seeks_table.c.seen >= now - SEEK_FRESH, seeks_table.c.pool.like(CORRESPONDENCE_POOLS))]
 
 
 def _take_seek(conn: Connection, seek_id: str, player_id: str, now: float) -> bool:
@@ -155,7 +161,8 @@ def _vouch_and_sweep(conn: Connection, present: list[str], now: float) -> list[s
     if present:
         conn.execute(seeks_table.update().where(
             seeks_table.c.player_id.in_(present), seeks_table.c.taken_by.is_(None)).values(seen=now))
-    stale = [seeks_table.c.taken_by.is_(None), seeks_table.c.seen < now - SEEK_FRESH]
+    stale = [seeks_table.c.taken_by.is_(None), seeks_table.c.seen < now - SEEK_FRESH,
+             seeks_table.c.pool.not_like(CORRESPONDENCE_POOLS)]
     gone = []
     for (seek_id,) in conn.execute(sa.select(seeks_table.c.id).where(*stale)).all():
         if conn.execute(seeks_table.delete().where(seeks_table.c.id == seek_id, *stale)).rowcount == 1:
@@ -218,8 +225,10 @@ class Lobby:
 
     # -- seeks -----------------------------------------------------------------------------------------------
     async def post(self, player: Player, game: str, options: dict[str, Any], clock: dict[str, Any] | None,
-                   color: str, rated: bool) -> dict[str, Any]:
-        """Post a seek; its view as the lobby shows it."""
+                   color: str, rated: bool, *, quick: bool = False) -> dict[str, Any]:
+        """Post a seek (``quick``: by Play now, so no bot takes it); its view as the lobby shows it.
+        A bot posts none (403 ``bot_account``)."""
+        await Bots(self.store).refuse(player, "post seeks")
         try:
             new_board(game, options)
             pool = pool_for(game, options, clock)
@@ -232,7 +241,7 @@ class Lobby:
         values: dict[str, Any] = {
             "id": seek_id, "player_id": player.id, "game": game,
             "options": json.dumps(options), "clock": None if clock is None else json.dumps(clock),
-            "color": color, "rated": rated, "pool": pool.key, "created": now, "seen": now,
+            "color": color, "rated": rated, "pool": pool.key, "created": now, "seen": now, "quick": quick,
         }
         if not await self.store.call(_insert_seek, values):
             raise SeekError("too_many_seeks", f"at most {MAX_OPEN_SEEKS} open seeks a player", 409)
@@ -258,6 +267,8 @@ class Lobby:
             raise SeekError("unknown_seek", "there is no such seek; it may have been cancelled", 404)
         if row["player_id"] == player.id:
             raise SeekError("own_seek", "this is your own seek", 400)
+        if row["quick"]:
+            await Bots(self.store).refuse(player, "take a seek of Play now (its player asked for a person)")
         if row["taken_by"] is None and row["seen"] < time.time() - SEEK_FRESH:
             raise SeekError("unknown_seek", "this seek's player has left the lobby", 404)
         if not await self.store.call(_take_seek, seek_id, player.id, time.time()):
@@ -299,7 +310,8 @@ class Lobby:
 
         def read(conn: Connection) -> list[dict[str, Any]]:
             query = (
-                sa.select(seeks_table, players_table.c.name, ratings_table.c.rating, ratings_table.c.deviation)
+                sa.select(seeks_table, players_table.c.name, ratings_table.c.rating, ratings_table.c.deviation,
+                          is_bot_column())
                 .join(players_table, players_table.c.id == seeks_table.c.player_id)
                 .outerjoin(ratings_table, sa.and_(ratings_table.c.player_id == seeks_table.c.player_id,
                                                   ratings_table.c.pool == seeks_table.c.pool))
@@ -322,7 +334,8 @@ class Lobby:
                        clock: dict[str, Any]) -> dict[str, Any]:
         """Quick pairing: accept the open rated seek of this pool nearest the player's rating inside its
         widening window, or post one and wait.  ``{"room", ...}`` when paired, else ``{"seek", "computer"}``
-        with the computer level the client may offer after a wait of its choosing."""
+        with the computer level the client may offer after a wait of its choosing.  Never for a bot."""
+        await Bots(self.store).refuse(player, "use Play now")
         try:
             pool = pool_for(game, options, clock)
         except ValueError as exc:
@@ -340,7 +353,7 @@ class Lobby:
             except SeekError as exc:
                 if exc.code != "seek_taken":
                     raise
-        seek = await self.post(player, game, options, clock, "random", rated=True)
+        seek = await self.post(player, game, options, clock, "random", rated=True, quick=True)
         return {"seek": seek, "computer": f"level:{computer_level(mine.rating.rating)}"}
 
     async def _open_in_pool(self, pool: Pool) -> list[dict[str, Any]]:
@@ -429,10 +442,15 @@ class Lobby:
             recent = [
                 {"room": g["room_id"], "game": g["game"], "pool": g["pool"], "rated": bool(g["rated"]),
                  "black": g["black_name"], "white": g["white_name"], "created": g["created"],
+                 "black_id": g["black"], "white_id": g["white"],
                  "result": _result_text(g["black_score"], g["ended"]), "review": _game_link(g["room_id"], g["ended"])}
                 for g in games
             ]
-            return {"name": player["name"], "created": player["created"], "ratings": ratings, "games": recent}
+            bots = bot_ids(conn, {player["id"]} | {g[side] for g in recent for side in ("black_id", "white_id")})
+            for game in recent:
+                game["black_bot"], game["white_bot"] = game.pop("black_id") in bots, game.pop("white_id") in bots
+            return {"name": player["name"], "bot": player["id"] in bots, "created": player["created"],
+                    "ratings": ratings, "games": recent}
 
         page: dict[str, Any] | None = await self._read(read)
         if page is None:
@@ -448,13 +466,13 @@ class Lobby:
 
         def read(conn: Connection) -> list[dict[str, Any]]:
             rows = conn.execute(
-                sa.select(players_table.c.name, ratings_table)
+                sa.select(players_table.c.name, ratings_table, is_bot_column())
                 .join(players_table, players_table.c.id == ratings_table.c.player_id)
                 .where(ratings_table.c.pool == pool, ratings_table.c.games >= LEADERBOARD_GAMES)
                 .order_by(ratings_table.c.rating.desc()).limit(limit)
             ).mappings()
             return [
-                {"rank": rank, "name": r["name"], "rating": round(r["rating"], 1),
+                {"rank": rank, "name": r["name"], "bot": bool(r["bot"]), "rating": round(r["rating"], 1),
                  "display": Rating(r["rating"], r["deviation"], r["volatility"]).display(), "games": r["games"]}
                 for rank, r in enumerate(rows, 1)
             ]
@@ -482,7 +500,7 @@ def _seek_view(row: Any) -> dict[str, Any]:
         "id": row["id"], "player": row["name"], "game": row["game"],
         "options": json.loads(row["options"]), "clock": None if row["clock"] is None else json.loads(row["clock"]),
         "color": row["color"], "rated": bool(row["rated"]), "pool": row["pool"], "created": row["created"],
-        "rating": round(rating.rating), "display": rating.display(),
+        "rating": round(rating.rating), "display": rating.display(), "bot": bool(row["bot"]),
     }
 
 

@@ -46,7 +46,9 @@ class ClockRequest(_Strict):
 
     initial: float = Field(300.0, gt=0, le=86400)
     increment: float = Field(0.0, ge=0, le=3600)
-    days: float | None = Field(None, gt=0, le=30)
+    days: Literal[1, 2, 3, 5, 7, 14] | None = Field(
+        None, description="correspondence: days for each move (the other side may claim the win once they run out)"
+    )
 
 
 class CreateRoom(_Strict):
@@ -131,6 +133,7 @@ Color = Literal["black", "white"]
 
 class PlayerView(BaseModel):
     name: str = Field(description="the signed-in player (their page: /@/NAME)")
+    bot: bool = Field(False, description="a bot account, played by a program (shown as BOT before the name)")
     rating: int = Field(description="the rating in the pool the player brought to this game, rounded")
     display: str = Field(description='that rating as shown, "1500?" while provisional (RD above 110)', examples=["1500?"])
     after: str | None = Field(description="the rating after this rated game, as shown; null until it is stored")
@@ -281,7 +284,7 @@ class ChooseFrame(_Frame):
 
 
 class SimpleFrame(_Frame):
-    type: Literal["undo", "redo", "resign", "rematch", "hint", "ping"]
+    type: Literal["undo", "redo", "resign", "rematch", "hint", "ping", "claim_time"]
 
 
 ClientFrame = Annotated[

@@ -24,7 +24,14 @@ from sqlalchemy.engine import Connection
 
 from tabletop.games.core import BLACK
 from tabletop.ratings import MAX_DEVIATION, Rating, rate_game
-from tabletop.server.store import Call, players_table, rating_history_table, ratings_table, room_players_table
+from tabletop.server.store import (
+    Call,
+    bots_table,
+    players_table,
+    rating_history_table,
+    ratings_table,
+    room_players_table,
+)
 
 if TYPE_CHECKING:
     from tabletop.match import Match
@@ -138,6 +145,7 @@ def read_players(conn: Connection, room_id: str) -> dict[str, Any] | None:
     for label in ("black", "white"):
         player_id = row[label]
         name = conn.execute(sa.select(players_table.c.name).where(players_table.c.id == player_id)).scalar_one()
+        bot = conn.execute(sa.select(bots_table.c.player_id).where(bots_table.c.player_id == player_id)).first()
         history = rating_history_table.c
         changed = conn.execute(rating_history_table.select().where(
             history.room_id == room_id, history.player_id == player_id)).mappings().first()
@@ -153,7 +161,7 @@ def read_players(conn: Connection, room_id: str) -> dict[str, Any] | None:
             ).scalar()
             before = Rating(changed["rating"] - changed["change"], MAX_DEVIATION if previous is None else previous)
         found[label] = {
-            "name": name, "rating": round(before.rating), "display": before.display(),
+            "name": name, "bot": bot is not None, "rating": round(before.rating), "display": before.display(),
             "after": None if after is None else after.display(),
             "change": None if after is None else round(after.rating) - round(before.rating),
         }

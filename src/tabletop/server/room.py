@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
@@ -33,6 +32,7 @@ from tabletop.match import Event, Match, MatchError
 from tabletop.server.bus import Broadcast, Bus, frame
 from tabletop.server.catchup import CatchUp, send_missed
 from tabletop.server.clock import FlagTimer, RoomTime, clock_settings
+from tabletop.server.correspondence import check_claim
 from tabletop.server.errors import RoomError
 from tabletop.server.profile import Clock
 from tabletop.server.rematch import RematchOffer, started
@@ -67,6 +67,9 @@ class Hub(Protocol):
 
     @property
     def clock(self) -> Clock: ...
+
+    @property
+    def now(self) -> Callable[[], float]: ...
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]: ...
 
@@ -106,15 +109,17 @@ class Room:
             self.seats.swap()  # the clients' tokens back to the stored rows' colours: the replay swaps again
         self.seats = Seats(stored.seats, self.seats)
         self.record: RoomRecord = stored.room
-        self.time = RoomTime()
+        self.time = RoomTime(self.hub.now)  # the server's wall clock (a test's own in tests)
         resume = self.hub.clock.enter("match")  # CPU by part (--profile)
         try:
             self._replay(stored)
         finally:
             self.hub.clock.enter(resume)
         clock = self.match.clock
-        if clock is not None and clock.running is not None:
-            clock.since = self.time()  # resume from the stored times; the downtime is nobody's
+        if clock is not None and clock.running is not None and clock.settings.per_move is None:
+            # resume from the stored times; the downtime is nobody's (a correspondence clock, of days
+            # a move, counts the days since the last move however the server came and went)
+            clock.since = self.time()
 
     def _replay(self, stored: StoredRoom) -> None:
         """A new Match for the record, with the stored actions applied at their stored times."""
@@ -293,6 +298,9 @@ class Room:
                 else:
                     asker = m.takeback_from if kind == "takeback" else m.draw_from
                     await self.change(f"{kind}_answer", self.speaker(client, answering=asker), arg)
+            elif kind == "claim_time":  # correspondence: the other side's time ran out (refused otherwise)
+                check_claim(m, self.speaker(client))
+                await self.change("check_time", None, None)
             else:
                 raise RoomError("bad_frame", f"unknown request {kind!r}")
 
@@ -346,7 +354,7 @@ class Room:
         """Apply one action (the lock held), store it, ack, publish.  Refusals change nothing."""
         m = self.match
         before = m.version
-        at = time.time()
+        at = self.hub.now()
         label = None if color is None else color.label
         self.time.fixed = at
         error: MatchError | None = None

@@ -16,7 +16,7 @@ import contextlib
 import hmac
 import secrets
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from functools import partial
 from typing import Any
 
@@ -64,8 +64,11 @@ class RoomHub:
         replay_limit: int = 500,
         shared: bool = False,
         clock: Clock = NO_CLOCK,
+        now: Callable[[], float] = time.time,
     ) -> None:
+        """``now``: the wall clock the rooms' games and clocks run on (a test hands in its own)."""
         self.store = store
+        self.now = now
         self.clock = clock  # the loop's CPU by part (--profile), charged by the rooms and their sockets
         self.bus = bus
         self.shared = shared  # other server processes change rooms too (shared database and bus)
@@ -169,7 +172,7 @@ class RoomHub:
             mode=mode,
             listed=listed and invite is not None,
             invite_hash=None if invite is None else hash_secret(invite),
-            created=time.time(),
+            created=self.now(),
         )
         seat_records = {
             label: SeatRecord(label, kind, hash_secret(tokens[label]) if label in tokens else None)
@@ -188,7 +191,7 @@ class RoomHub:
         room = Room(self, StoredRoom(record, seats))  # raises ValueError for a bad game, option or position
         room.players_read = True  # none yet: a seek's accept seats them, then reads them (lobby.py)
         # a room that waits for its opponent starts (and its clock runs) when the seat is taken (join)
-        at = time.time()
+        at = self.now()
         actions = [] if room.seats.free() else [ActionRecord(0, "start", None, None, at)]
         if moves and not actions:
             raise ValueError("a room that waits for its opponent starts from a position, without moves")

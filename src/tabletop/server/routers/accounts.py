@@ -31,6 +31,7 @@ from tabletop.server.accounts import (
     Accounts,
     Player,
 )
+from tabletop.server.bots import Bots
 from tabletop.server.lobby import lobby_of
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.deps import Hub
@@ -86,6 +87,7 @@ class SessionState(BaseModel):
     """Who this browser's session is: a name, or null when signed out."""
 
     name: str | None
+    bot: bool = Field(False, description="the account is a bot")
 
 
 def accounts_of(app: Any, hub: RoomHub) -> Accounts:
@@ -105,8 +107,18 @@ def get_accounts(request: Request, hub: Hub) -> Accounts:
 AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 
 
+def session_token(request: Request) -> str | None:
+    """The session token of a request: its cookie, else ``Authorization: Bearer TOKEN`` (a bot's
+    API token, or any program's that signed in)."""
+    cookie = request.cookies.get(COOKIE)
+    if cookie:
+        return cookie
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
 async def maybe_signed_in(request: Request, accounts: AccountsDep) -> Player | None:
-    return await accounts.session(request.cookies.get(COOKIE))
+    return await accounts.session(session_token(request))
 
 
 async def signed_in(player: Annotated[Player | None, Depends(maybe_signed_in)]) -> Player:
@@ -145,10 +157,12 @@ async def sign_in(body: Credentials, request: Request, response: Response, accou
 
 
 @router.get("/session", operation_id="who_am_i", response_model=SessionState)
-async def who_am_i(player: MaybeSignedIn) -> SessionState:
+async def who_am_i(player: MaybeSignedIn, accounts: AccountsDep) -> SessionState:
     """The signed-in player's name; ``{"name": null}`` when signed out (being signed out is
     an answer, not a refusal: every page asks, and a browser logs each 401 as an error)."""
-    return SessionState(name=player.name if player is not None else None)
+    if player is None:
+        return SessionState(name=None, bot=False)
+    return SessionState(name=player.name, bot=await Bots(accounts.store).is_bot(player))
 
 
 @router.delete("/session", operation_id="sign_out", status_code=204, response_class=Response)

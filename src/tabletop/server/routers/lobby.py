@@ -60,6 +60,7 @@ class PlayNow(BaseModel):
 class Seek(BaseModel):
     id: str
     player: str
+    bot: bool = Field(False, description="the poster is a bot")
     rating: int = Field(description="the poster's rating in the seek's pool")
     display: str = Field(description='the rating as shown: "1500?" while provisional')
     game: str
