@@ -87,12 +87,23 @@ async function read(filename) {
 }
 
 function players(g) {
-  const { black, white } = g.tags;
-  return black || white ? `${black || "?"} – ${white || "?"}` : "";
+  const { black, white, black_rating: blackRating, white_rating: whiteRating } = g.tags;
+  const who = (name, rating) => `${name || "?"}${rating ? ` (${rating})` : ""}`;
+  return black || white ? `${who(black, blackRating)} – ${who(white, whiteRating)}` : "";
+}
+
+/** The record's facts besides its moves: event, date and time control (seconds + increment). */
+function facts(g) {
+  const { event, date, time_control: clock } = g.tags;
+  const seconds = /^(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?$/.exec(clock || "");
+  const clockText = seconds
+    ? `${Number(seconds[1]) % 60 ? `${seconds[1]} s` : `${Number(seconds[1]) / 60} min`}${seconds[2] ? ` + ${seconds[2]} s` : ""}`
+    : clock;
+  return [event, date, clockText].filter(Boolean).join(", ");
 }
 
 function gameLine(g) {
-  const parts = [variantText(g.game, g.options), players(g)];
+  const parts = [variantText(g.game, g.options), players(g), facts(g)];
   parts.push(g.moves.length ? `${g.moves.length} ${g.moves.length === 1 ? "move" : "moves"}` : "a position");
   if (g.result) parts.push(g.result);
   return parts.filter(Boolean).join(" · ");

@@ -10,6 +10,7 @@ import { canReview, shownPly, shownPosition } from "/web/review.js";
 import { markPly } from "/web/graph.js";
 import { bestHints, markMove, renderAnalysis } from "/web/analysis.js";
 import { ghostStone, tapTwice, tapTwiceOffered } from "/web/moves.js";
+import { renderOpening } from "/web/opening.js";
 
 export function render() {
   const room = game.room;
@@ -48,6 +49,7 @@ export function render() {
   renderPlayers();
   renderStatus();
   renderMoves();
+  renderOpening();
   renderControls();
   renderSpecialMoves();
   renderReview();
