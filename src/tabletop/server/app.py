@@ -22,6 +22,7 @@ from tabletop.server.profile import NO_CLOCK, PartClock
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers import accounts, analysis, imports, lobby, pages, profile, rooms
 from tabletop.server.routers import bots as bot_routes
+from tabletop.server.routers import chat as chat_routes
 from tabletop.server.routers import games as game_routes
 from tabletop.server.routers.responses import add_error_handlers
 from tabletop.server.routers.socket import router as socket_router
@@ -78,6 +79,7 @@ def create_app(settings: Settings | None = None, *, now: Callable[[], float] = t
     secure(app)  # security headers on every answer; no secret in the logs
     add_error_handlers(app)
     app.include_router(rooms.router)
+    app.include_router(chat_routes.router)
     app.include_router(accounts.router)
     app.include_router(lobby.router)
     app.include_router(bot_routes.router)

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 __all__ = [
     "Analysis",
     "AnalyseRequest",
+    "ChatLog",
+    "ChatMessage",
     "ClientFrame",
     "ClockRequest",
     "CreateRoom",
@@ -179,6 +181,24 @@ class RoomState(BaseModel):
     players: RoomPlayers | None = Field(None, description="null unless signed-in players sit in both seats")
 
 
+class ChatMessage(BaseModel):
+    """One chat message: text only (pages show it as text, never as markup)."""
+
+    id: int = Field(description="rises through the room's chat")
+    channel: Literal["players", "spectators"]
+    seat: Color | None = Field(description="the colour a player wrote as; null for a spectator")
+    author: str = Field(description='who wrote it, as pages mute them: "@NAME", "ROOM:black" or "guest-XXXXXX"')
+    name: str = Field(description="the name shown")
+    text: str
+    at: float = Field(description="when it was written, in seconds since 1970")
+
+
+class ChatLog(BaseModel):
+    """A room's chat, oldest first: the players' and the spectators' messages (docs/wire.md, "Chat")."""
+
+    messages: list[ChatMessage]
+
+
 RecordFormat = Literal["ggf", "obf", "psq", "sgf", "transcript"]
 """The names of :func:`tabletop.records.formats` (a test keeps the two equal)."""
 
@@ -283,13 +303,23 @@ class ChooseFrame(_Frame):
     choice: Literal["black", "white", "place"]
 
 
+class ChatFrame(_Frame):
+    """A chat message (docs/wire.md, "Chat"); its length is checked by the chat, which names the rule.
+    ``guest``: the key a guest spectator's browser keeps, from which its handle is made."""
+
+    type: Literal["chat"]
+    text: str = Field(max_length=4096)
+    guest: str | None = Field(None, min_length=16, max_length=64)
+
+
 class SimpleFrame(_Frame):
     type: Literal["undo", "redo", "resign", "rematch", "hint", "ping", "claim_time"]
 
 
 ClientFrame = Annotated[
-    Hello | MoveFrame | TakebackFrame | DrawFrame | ChooseFrame | SimpleFrame, Field(discriminator="type")
+    Hello | MoveFrame | TakebackFrame | DrawFrame | ChooseFrame | ChatFrame | SimpleFrame,
+    Field(discriminator="type"),
 ]
-client_frame: TypeAdapter[Hello | MoveFrame | TakebackFrame | DrawFrame | ChooseFrame | SimpleFrame] = (
-    TypeAdapter(ClientFrame)
-)
+client_frame: TypeAdapter[
+    Hello | MoveFrame | TakebackFrame | DrawFrame | ChooseFrame | ChatFrame | SimpleFrame
+] = TypeAdapter(ClientFrame)

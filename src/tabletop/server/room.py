@@ -31,6 +31,7 @@ from tabletop.games.core import BLACK, Color
 from tabletop.match import Event, Match, MatchError
 from tabletop.server.bus import Broadcast, Bus, frame
 from tabletop.server.catchup import CatchUp, send_missed
+from tabletop.server.chat import RoomChat
 from tabletop.server.clock import FlagTimer, RoomTime, clock_settings
 from tabletop.server.correspondence import check_claim
 from tabletop.server.errors import RoomError
@@ -90,6 +91,7 @@ class Room:
         self.flag = FlagTimer()
         self.rematch_offer = RematchOffer()
         self.catch_up = CatchUp()
+        self.chat = RoomChat(stored.room.id)
         self.closed = False
         self.stop_listening: Callable[[], None] = lambda: None  # the bus subscription of a shared room
         # the signed-in players by stored seat row (results.read_players), read on first need
@@ -252,10 +254,33 @@ class Room:
             else:
                 client.send(frame("state", you=sorted(c.label for c in client.colors), **self.state()))
             client.version = m.version
+            if self.record.mode == "online":  # the chat this client may read (:mod:`.chat`)
+                history = await self.chat.history(
+                    self.hub.store, seated=bool(client.tokens), over=m.is_over(), again=self.hub.shared
+                )
+                if history is not None:
+                    client.send(history)
             client.greeted = True
             self.seats.enter(client, self.hub.bus.subscribe(self.id, client.deliver))
         await self.hub.bus.publish(self.id, Broadcast("watchers", [self.seats.presence_frame()]))
         return bad
+
+    async def say(self, client: Client, text: str, guest: str | None, account: str | None) -> None:
+        """A chat message from ``client`` (``guest``: its browser's key; ``account``: its signed-in
+        name): checked, stored and sent to the room by :mod:`.chat`."""
+        async with self.lock:
+            await self.ensure_players()
+            players = self.players_view() or {}
+            who = self.chat.speaker(
+                client,
+                mode=self.record.mode,
+                seats=[(c.label, self.seats.row_label(c.label)) for c in client.colors],
+                names={c: str(players[c]["name"]) for c in COLORS if isinstance(players.get(c), dict)},
+                guest=guest,
+                account=account,
+            )
+            broadcast = await self.chat.post(self.hub.store, who, text, client, over=self.match.is_over())
+            await self.hub.bus.publish(self.id, broadcast)  # under the lock: a client greeted meanwhile has it once
 
     async def leave(self, client: Client) -> None:
         if not self.seats.leave(client):

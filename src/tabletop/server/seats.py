@@ -23,6 +23,7 @@ from typing import Any
 
 from tabletop.games.core import BLACK, WHITE, Color
 from tabletop.server.bus import Broadcast, frame
+from tabletop.server.chat import SPECTATOR_CHAT
 from tabletop.server.errors import RoomError
 from tabletop.server.store import SeatRecord
 
@@ -79,6 +80,8 @@ class Client:
                 else:
                     self.send_events(broadcast)
             return
+        if broadcast.kind == SPECTATOR_CHAT and self.tokens:
+            return  # players read the spectators' chat only once the game is over (:mod:`.chat`)
         if broadcast.kind != "rematch_started" or not (self.tokens or self.on_rematch is not None):
             self.send(broadcast)
             return

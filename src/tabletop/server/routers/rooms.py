@@ -34,6 +34,7 @@ ROOM_LINKS = {
         ("RoomAnalysis", "room_analysis"),
         ("StartRoomAnalysis", "start_room_analysis"),
         ("CancelRoomAnalysis", "cancel_room_analysis"),
+        ("RoomChat", "room_chat"),
     )
 }
 

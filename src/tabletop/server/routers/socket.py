@@ -33,9 +33,10 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from tabletop.server.bus import Broadcast, encode_frame, frame
 from tabletop.server.errors import RoomError
-from tabletop.server.models import ChooseFrame, Hello, MoveFrame, SimpleFrame, client_frame
+from tabletop.server.models import ChatFrame, ChooseFrame, Hello, MoveFrame, SimpleFrame, client_frame
 from tabletop.server.room import Room
 from tabletop.server.rooms import RoomHub
+from tabletop.server.routers.accounts import COOKIE, accounts_of
 from tabletop.server.seats import Client, Outgoing
 from tabletop.server.settings import Settings
 from tabletop.server.workers import AnalysisUnavailable, WorkerDied, analyse_job
@@ -111,6 +112,7 @@ class Connection:
         self.settled = asyncio.Event()
         self.settled.set()
         self._recent: deque[float] = deque()  # arrival times of the last second's frames
+        self._account_name: str | None = None  # the signed-in name ("" for none), read at the first chat
 
     def put(self, item: Outgoing) -> None:
         """Queue a frame for the socket (nothing more once it overflowed)."""
@@ -245,6 +247,8 @@ class Connection:
             await room.move(client, parsed.move, parsed.seq)
         elif isinstance(parsed, ChooseFrame):
             await room.request(client, "choose", parsed.choice)
+        elif isinstance(parsed, ChatFrame):
+            await room.say(client, parsed.text, parsed.guest, await self._account())
         elif isinstance(parsed, SimpleFrame) and parsed.type == "ping":
             client.send(frame("pong"))
         elif isinstance(parsed, SimpleFrame) and parsed.type == "hint":
@@ -254,6 +258,17 @@ class Connection:
             await room.rematch(client)
         else:
             await room.request(client, parsed.type, getattr(parsed, "accept", None))
+
+    async def _account(self) -> str | None:
+        """The name of the player signed in on this connection's browser, if any (read once)."""
+        if self._account_name is None:
+            token = self.websocket.cookies.get(COOKIE)
+            try:
+                player = None if token is None else await accounts_of(self.websocket.app, self.hub).session(token)
+            except RoomError:
+                player = None  # a server without accounts
+            self._account_name = "" if player is None else player.name
+        return self._account_name or None
 
     async def _hint(self, room: Room, seconds: float = 1.0) -> dict[str, Any]:
         """The engine's analysis of the room's position, searched in the process pool."""
