@@ -9,13 +9,14 @@ import re
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabletop import records
 from tabletop.games import new_board
 from tabletop.records import GameRecord
-from test_lobby import Players, app_client, play, players, start_game  # noqa: F401  (fixtures are found by name)
+from test_lobby import Players, app_client, play, start_game  # noqa: F401  (fixtures are found by name)
 
 NAME = st.from_regex(r"[A-Za-z][A-Za-z0-9_.\- ]{0,14}[A-Za-z0-9]", fullmatch=True).filter(lambda s: "  " not in s)
 # SGF escapes ']' and '\'; the other formats are given plain text
@@ -66,7 +67,7 @@ def round_trip(record: GameRecord, fmt: str) -> GameRecord:
     return again[0]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(data=st.data(), game=st.sampled_from(["reversi", "gomoku"]))
 def test_sgf_keeps_players_ratings_date_event_place_time_control_result_and_ending(
     data: st.DataObject, game: str
@@ -78,7 +79,7 @@ def test_sgf_keeps_players_ratings_date_event_place_time_control_result_and_endi
     assert again.options == record.options
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_ggf_keeps_players_ratings_date_place_time_control_result_and_ending(data: st.DataObject) -> None:
     record, ending = data.draw(games("reversi"))
@@ -91,7 +92,7 @@ def test_ggf_keeps_players_ratings_date_place_time_control_result_and_ending(dat
         assert again.result == record.result and again.termination() == ending
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_psq_keeps_players_ratings_date_event_place_time_control_rule_result_and_ending(
     data: st.DataObject,
@@ -163,6 +164,15 @@ def test_how_a_game_ended_is_read_from_the_result_and_the_board() -> None:
 
 # -- the server's exports -----------------------------------------------------------------------------------
 
+
+
+@pytest.fixture
+def players(app_client: TestClient) -> Players:
+    """Two signed-up players (each sign-up hashes a password: the fewer, the faster)."""
+    both = Players(app_client)
+    for name in ("alice", "bob"):
+        both.sign_up(name)
+    return both
 
 
 def test_a_rated_games_export_names_the_players_ratings_pool_date_clock_and_how_it_ended(players: Players) -> None:
