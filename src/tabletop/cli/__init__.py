@@ -17,7 +17,7 @@ from tabletop.errors import UsageError
 
 __all__ = ["CliError", "main"]
 
-COMMANDS = ("serve", "play", "match", "perft", "solve", "engine", "convert", "bench", "train", "db")
+COMMANDS = ("serve", "play", "match", "perft", "solve", "engine", "convert", "bench", "train", "db", "bot")
 
 
 class CliError(UsageError):

@@ -98,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         ws_max_size=65536,
         ws_per_message_deflate=False,
         ws=ws,
+        # a bot's event stream never ends by itself: at shutdown it is cut after a few seconds
+        timeout_graceful_shutdown=3,
     )
     server = uvicorn.Server(config)
     url_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host

@@ -303,8 +303,10 @@ class Challenges:
 
 
 def _challenge_view(row: dict[str, Any], bots: set[str]) -> dict[str, Any]:
+    # accepted while its room is being made: still open to whoever looks (it has no room to go to yet)
+    status = "open" if row["status"] == "accepted" and row["room_id"] is None else row["status"]
     return {
-        "id": row["id"], "status": row["status"], "room": row["room_id"], "game": row["game"],
+        "id": row["id"], "status": status, "room": row["room_id"], "game": row["game"],
         "options": json.loads(row["options"]), "clock": None if row["clock"] is None else json.loads(row["clock"]),
         "color": row["color"], "rated": bool(row["rated"]), "pool": row["pool"], "created": row["created"],
         "challenger": {"name": row["challenger_name"], "bot": row["challenger"] in bots},

@@ -1,0 +1,285 @@
+"""``tabletop bot``: play an NBoard or Gomocup engine as a bot account of a tabletop server.
+
+The bot reads its event stream (``GET /api/bot/stream``, one JSON object a line, docs/wire.md
+"Bots"), accepts the challenges its engine can play and declines the others, and plays each game
+on the room's socket with the seat token of its ``game_started`` line, as a browser does: it asks
+the room's state when the turn changes, gives the position to its engine (a process of its own per
+game, the manager-side clients of :mod:`tabletop.protocols`) and sends the move with its ply as
+``seq``, so a move sent again after a reconnection is not played twice.  Draw offers and takeback
+requests are declined.
+
+A dropped connection is retried every few seconds, the stream's and each game's alike; on each new
+stream connection the server sends ``game_started`` again for every game in progress with a fresh
+token, and the game goes on from the room's state.  ``--games N`` ends the bot after N finished
+games (tests, one-off matches); by default it runs until interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from tabletop.cli import CliError
+
+__all__ = ["Bot", "register", "run"]
+
+log = logging.getLogger("tabletop.bot")
+
+ENGINES = {"nboard": ("reversi",), "gomocup": ("gomoku",)}
+RETRY = 2.0  # seconds between tries to reconnect
+STREAM_SILENCE = 30.0  # seconds without a line (the server sends one every 10) before the stream is dropped
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("bot", help="connect an NBoard or Gomocup engine to a server as a bot account")
+    p.add_argument("--server", required=True, help="the server's address, like http://localhost:8000")
+    p.add_argument("--token", required=True, help="the bot's API token (POST /api/account/bot answers it)")
+    p.add_argument("--engine", required=True,
+                   help='nboard:"COMMAND" (Reversi 8x8) or gomocup:"COMMAND" (Gomoku), like '
+                        "nboard:\"tabletop engine nboard --level 3\"")
+    p.add_argument("--seconds", type=float, default=5.0,
+                   help="the most seconds to think on a move (less when the clock is short; default 5)")
+    p.add_argument("--games", type=int, default=None, help="stop after this many finished games")
+    p.set_defaults(func=run)
+
+
+def engine_kind(spec: str) -> str:
+    """``nboard`` or ``gomocup`` for an engine SPEC; :class:`CliError` for anything else."""
+    kind, _, command = spec.partition(":")
+    if kind not in ENGINES or not command.strip():
+        raise CliError(f'--engine must be nboard:"COMMAND" or gomocup:"COMMAND", not {spec!r}')
+    return kind
+
+
+def can_play(kind: str, challenge: dict[str, Any]) -> bool:
+    """Whether an engine of ``kind`` plays the game of ``challenge`` (NBoard: Reversi 8x8;
+    Gomocup: Gomoku without an opening rule)."""
+    game, options = challenge["game"], challenge.get("options") or {}
+    if game not in ENGINES[kind]:
+        return False
+    if game == "reversi":
+        return int(options.get("size", 8)) == 8
+    return not options.get("opening")
+
+
+def move_seconds(state: dict[str, Any], color: str, most: float) -> float:
+    """The time to think on a move: ``most``, or a 30th of the time left on a shorter clock."""
+    clocks = state.get("clocks") or {}
+    left = clocks.get(color)
+    if left is None:
+        return most
+    return max(0.05, min(most, float(left) / 30))
+
+
+class Game:
+    """One game of the bot: a thread that holds the room's socket and plays the engine's moves."""
+
+    def __init__(self, bot: Bot, room: str, color: str, token: str) -> None:
+        self.bot = bot
+        self.room = room
+        self.color = color
+        self.token = token
+        self.token_changed = threading.Event()
+        self.done = threading.Event()
+        self.player: Any = None
+        self.thread = threading.Thread(target=self._run, name=f"game {room}", daemon=True)
+
+    def new_token(self, token: str) -> None:
+        """The stream gave a fresh token (after a reconnection): the socket reconnects with it."""
+        self.token = token
+        self.token_changed.set()
+
+    def _run(self) -> None:
+        from tabletop.players import player
+
+        self.player = player(self.bot.engine)
+        try:
+            while not self.done.is_set() and not self.bot.stopping.is_set():
+                try:
+                    self._play_on_socket()
+                except Exception as exc:  # noqa: BLE001 - a dropped socket or a failed request: try again
+                    if self.done.is_set():
+                        break
+                    log.warning("room %s: %s; reconnecting", self.room, exc)
+                    self.token_changed.wait(RETRY)
+        finally:
+            close = getattr(self.player, "close", None)
+            if close is not None:
+                close()
+            self.bot.finished(self)
+
+    def _play_on_socket(self) -> None:
+        from websockets.sync.client import connect
+
+        self.token_changed.clear()
+        with connect(self.bot.ws_url(f"/api/rooms/{self.room}/ws"), open_timeout=10) as ws:
+            ws.send(json.dumps({"type": "hello", "token": self.token}))
+            self._think(ws)  # the room as it is now (a move may be due)
+            while not self.done.is_set():
+                if self.token_changed.is_set():
+                    return  # reconnect with the new token
+                try:
+                    text = ws.recv(timeout=1.0)
+                except TimeoutError:
+                    continue
+                frame = json.loads(text)
+                kind = frame.get("type")
+                if kind == "error" and frame.get("code") == "bad_token":
+                    self.token_changed.wait(STREAM_SILENCE)  # the stream sends a new one after its reconnection
+                    return
+                if kind != "event":
+                    continue
+                event = frame["event"]
+                if event.get("kind") == "game_ended":
+                    self.done.set()
+                elif event.get("kind") in ("takeback_requested", "draw_offered") and event.get("color") != self.color:
+                    answer = "takeback" if event["kind"] == "takeback_requested" else "draw"
+                    ws.send(json.dumps({"type": answer, "accept": False}))
+                elif event.get("kind") in ("turn_changed", "move_undone", "colors_chosen"):
+                    self._think(ws)
+
+    def _think(self, ws: Any) -> None:
+        """Play the engine's move if it is the bot's turn in the room's state."""
+        from tabletop.ai.base import Limit
+        from tabletop.games import new_board
+
+        state = self.bot.get(f"/api/rooms/{self.room}")
+        if state.get("outcome") is not None:
+            self.done.set()
+            return
+        actor = state.get("actor") or state.get("turn")
+        if actor != self.color or not state.get("legal"):
+            return
+        board = new_board(state["game"], state.get("options") or {}, state.get("start_position"))
+        for text in state["moves"]:
+            board.push(text)
+        move = self.player.choose(board, Limit(seconds=move_seconds(state, self.color, self.bot.seconds)))
+        ws.send(json.dumps({"type": "move", "move": str(move), "seq": len(state["moves"]) + 1}))
+
+
+class Bot:
+    """The bot's event stream and its games."""
+
+    def __init__(self, server: str, token: str, engine: str, seconds: float = 5.0,
+                 games: int | None = None, out: Callable[[str], None] = print) -> None:
+        self.server = server.rstrip("/")
+        self.token = token
+        self.engine = engine
+        self.kind = engine_kind(engine)
+        self.seconds = seconds
+        self.games_left = games
+        self.out = out
+        self.games: dict[str, Game] = {}
+        self.finished_rooms: set[str] = set()
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+
+    # -- HTTP ---------------------------------------------------------------------------------------
+    def ws_url(self, path: str) -> str:
+        return "ws" + self.server.removeprefix("http") + path
+
+    def _headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.token}"}
+
+    def get(self, path: str) -> dict[str, Any]:
+        import httpx
+
+        answer = httpx.get(self.server + path, headers=self._headers(), timeout=30)
+        answer.raise_for_status()
+        found: dict[str, Any] = answer.json()
+        return found
+
+    def post(self, path: str) -> Any:
+        import httpx
+
+        return httpx.post(self.server + path, headers=self._headers(), timeout=30)
+
+    def lines(self) -> Iterator[dict[str, Any]]:
+        """The stream's events (``{}`` for each keep-alive), until it drops (``httpx`` errors) or
+        the server refuses it."""
+        import httpx
+
+        timeout = httpx.Timeout(10.0, read=STREAM_SILENCE)
+        with httpx.stream("GET", self.server + "/api/bot/stream", headers=self._headers(), timeout=timeout) as answer:
+            if answer.status_code in (401, 403):
+                answer.read()
+                raise CliError(f"the server refused the bot's stream: {answer.json().get('message', answer.text)}")
+            answer.raise_for_status()
+            for line in answer.iter_lines():
+                yield json.loads(line) if line.strip() else {}  # {}: the keep-alive, a moment to stop
+
+    # -- events -------------------------------------------------------------------------------------
+    def run(self) -> int:
+        """Read the stream, reconnecting after a drop, until ``--games`` games have finished."""
+        while not self.stopping.is_set():
+            try:
+                for event in self.lines():
+                    self.handle(event)
+                    if self.stopping.is_set():
+                        break
+            except CliError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the connection dropped or the server is away
+                if not self.stopping.is_set():
+                    self.out(f"stream: {exc.__class__.__name__}: {exc}; reconnecting in {RETRY:g} s")
+                    self.stopping.wait(RETRY)
+        for game in list(self.games.values()):
+            game.thread.join(timeout=10)
+        return 0
+
+    def handle(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "challenge":
+            challenge = event["challenge"]
+            verb = "accept" if can_play(self.kind, challenge) else "decline"
+            answer = self.post(f"/api/challenges/{challenge['id']}/{verb}")
+            self.out(f"challenge {challenge['id']} from {challenge['challenger']['name']} "
+                     f"({challenge['game']}): {verb} -> {answer.status_code}")
+        elif kind == "game_started":
+            room = event["room"]
+            with self.lock:
+                game = self.games.get(room)
+                if room in self.finished_rooms:
+                    return
+                if game is not None:
+                    game.new_token(event["token"])
+                    return
+                game = self.games[room] = Game(self, room, event["color"], event["token"])
+            self.out(f"game {room}: playing {event['color']}")
+            game.thread.start()
+        elif kind == "game_ended":
+            with self.lock:
+                game = self.games.get(event["room"])
+            if game is not None:
+                game.done.set()
+
+    def finished(self, game: Game) -> None:
+        """A game's thread ended: count it, and stop after ``--games`` of them."""
+        with self.lock:
+            if self.games.pop(game.room, None) is None:
+                return
+            self.finished_rooms.add(game.room)
+            self.out(f"game {game.room}: over")
+            if self.games_left is not None:
+                self.games_left -= 1
+                if self.games_left <= 0:
+                    self.stopping.set()
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.server.startswith(("http://", "https://")):
+        raise CliError(f"--server must start with http:// or https://, not {args.server!r}")
+    if not 0.01 <= args.seconds <= 3600:
+        raise CliError(f"--seconds must be 0.01..3600, not {args.seconds:g}")
+    if args.games is not None and args.games < 1:
+        raise CliError(f"--games must be at least 1, not {args.games}")
+    bot = Bot(args.server, args.token, args.engine, args.seconds, args.games,
+              out=lambda text: print(text, flush=True))
+    try:
+        return bot.run()
+    finally:
+        bot.stopping.set()
