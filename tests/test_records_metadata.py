@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from tabletop import records
 from tabletop.games import new_board
+from tabletop.games.core import BLACK, WHITE, Color, Outcome
 from tabletop.records import GameRecord
 from test_lobby import Players, app_client, play, start_game  # noqa: F401  (fixtures are found by name)
 
@@ -198,3 +199,21 @@ def test_a_rated_games_export_names_the_players_ratings_pool_date_clock_and_how_
                 assert tags["event"] == f"tabletop rated {state['players']['pool']}", fmt
             assert record.result == "B+R" and record.termination() == "resign", fmt
             assert record.moves == moves and record.options == options, fmt
+
+
+@pytest.mark.parametrize(
+    ("winner", "reason", "game", "score", "result"),
+    [
+        (BLACK, "resign", "gomoku", (1, 0), "B+R"),
+        (WHITE, "time", "reversi", (0, 1), "W+T"),
+        (BLACK, "abandoned", "reversi", (1, 0), "B+F"),
+        (None, "aborted", "gomoku", (0, 0), "Void"),
+        (None, "agreement", "reversi", (0, 0), "Draw"),
+        (WHITE, "discs", "reversi", (20, 44), "W+24"),
+        (BLACK, "line", "gomoku", (1, 0), "B+"),
+    ],
+)
+def test_a_games_outcome_is_written_in_sgfs_result_conventions(
+    winner: Color | None, reason: str, game: str, score: tuple[int, int], result: str
+) -> None:
+    assert records.result_from_outcome(Outcome(winner, reason, score), game) == result
