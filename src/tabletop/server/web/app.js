@@ -27,6 +27,7 @@ import { initReview } from "/web/analysis.js";
 import { showMissing } from "/web/dom.js";
 import { initSound } from "/web/sound.js";
 import { initMyGames } from "/web/mygames.js";
+import { initYourMove } from "/web/yourmove.js";
 import { initImport } from "/web/import.js";
 import { initAccount } from "/web/account.js";
 import { initLobby } from "/web/lobby.js";
@@ -45,6 +46,7 @@ function main() {
   else if (location.pathname === "/") {
     initStart();
     initMyGames();
+    initYourMove();
     initImport();
   }
   else if (location.pathname === "/lobby") initLobby(account);

@@ -11,6 +11,7 @@ import { api, saveSeat } from "/web/net.js";
 import { gameTitle } from "/web/state.js";
 import { openDialog } from "/web/account.js";
 import { nameColours, poolLabel } from "/web/names.js";
+import { withBotMark } from "/web/bots.js";
 
 // the pools offered in the leaderboard menu (any pool a seek shows is added to it)
 const POOLS = ["reversi-8-blitz", "reversi-8-rapid", "gomoku-freestyle-blitz", "gomoku-renju-rapid",
@@ -36,6 +37,7 @@ export function variantText(game, options = {}) {
 
 /** A clock as minutes + increment seconds ("5+5"), or "—" for none. */
 export function clockText(clock) {
+  if (clock && clock.days) return `${clock.days} ${clock.days === 1 ? "day" : "days"} a move`;
   if (!clock || clock.initial == null) return "—";
   return `${Math.round((clock.initial / 60) * 100) / 100}+${clock.increment || 0}`;
 }
@@ -62,7 +64,7 @@ function renderSeeks() {
     if (me && seek.player === me) lobby.mine.add(seek.id);
     const row = document.createElement("tr");
     row.dataset.seek = seek.id;
-    cell(row, playerLink(seek.player));
+    cell(row, withBotMark(playerLink(seek.player), seek.bot));
     cell(row, seek.display).className = "rating";
     cell(row, variantText(seek.game, seek.options));
     cell(row, clockText(seek.clock));
@@ -210,7 +212,9 @@ function choice(form) {
     options.size = Number(f["size-gomoku"].value);
   }
   let clock = null;
-  if (f["seek-clock"].value) {
+  const days = /^d(\d+)$/.exec(f["seek-clock"].value); // correspondence: days a move
+  if (days) clock = { days: Number(days[1]) };
+  else if (f["seek-clock"].value) {
     const [initial, increment] = f["seek-clock"].value.split("+").map(Number);
     clock = { initial, increment };
   }

@@ -8,6 +8,7 @@ import { setRoom } from "/web/room.js";
 import { onFrame } from "/web/events.js";
 import { render, tickClocks } from "/web/render.js";
 import { bindControls } from "/web/controls.js";
+import { bindTimeClaim } from "/web/claim.js";
 import { initAnalysis } from "/web/analysis.js";
 
 /** Whether every human seat of the room is taken (false when that cannot be read: the
@@ -47,6 +48,7 @@ export async function initPlay(roomId) {
   }
   if (invite) history.replaceState(null, "", `/play/${encodeURIComponent(roomId)}`);
   bindControls();
+  bindTimeClaim();
   try {
     setRoom(await api("GET", `/api/rooms/${encodeURIComponent(roomId)}`));
   } catch (error) {

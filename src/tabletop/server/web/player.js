@@ -6,6 +6,7 @@
 import { $, showMissing } from "/web/dom.js";
 import { api, ApiError } from "/web/net.js";
 import { poolLabel, poolName } from "/web/names.js";
+import { botMark, withBotMark } from "/web/bots.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const WIDTH = 320;
@@ -93,9 +94,9 @@ function gameRow(g) {
   for (const text of [when.toLocaleDateString(), g.rated ? poolLabel(g.pool) : `${poolLabel(g.pool)} (casual)`]) {
     row.append(element("td", text));
   }
-  for (const name of [g.black, g.white]) {
+  for (const [name, bot] of [[g.black, g.black_bot], [g.white, g.white_bot]]) {
     const td = element("td");
-    td.append(link(name, `/@/${encodeURIComponent(name)}`));
+    td.append(withBotMark(link(name, `/@/${encodeURIComponent(name)}`), bot));
     row.append(td);
   }
   row.append(element("td", g.result));
@@ -121,6 +122,8 @@ export async function initPlayer(name) {
     return;
   }
   $("player-title").textContent = page.name;
+  const mark = botMark(page.bot);
+  if (mark) $("player-title").prepend(mark, " ");
   document.title = `tabletop — ${page.name}`;
   $("player-meta").textContent = `Playing since ${new Date(page.created * 1000).toLocaleDateString()}`;
   const ratings = $("player-ratings");
@@ -159,7 +162,7 @@ export async function initLeaderboard(pool) {
     const row = document.createElement("tr");
     row.append(element("td", String(p.rank)));
     const who = element("td");
-    who.append(link(p.name, `/@/${encodeURIComponent(p.name)}`));
+    who.append(withBotMark(link(p.name, `/@/${encodeURIComponent(p.name)}`), p.bot));
     row.append(who, element("td", p.display), element("td", String(p.games)));
     body.append(row);
   }

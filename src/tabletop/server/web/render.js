@@ -8,9 +8,11 @@ import { game, COLORS, SQUARE, actorOf, colorName, counts, forbiddenMap, gameTit
 import { hintMark, resultWords } from "/web/result.js";
 import { canReview, shownPly, shownPosition } from "/web/review.js";
 import { markPly } from "/web/graph.js";
+import { renderTimeClaim } from "/web/claim.js";
 import { bestHints, markMove, renderAnalysis } from "/web/analysis.js";
 import { ghostStone, tapTwice, tapTwiceOffered } from "/web/moves.js";
 import { renderOpening } from "/web/opening.js";
+import { withBotMark } from "/web/bots.js";
 
 export function render() {
   const room = game.room;
@@ -53,6 +55,7 @@ export function render() {
   renderControls();
   renderSpecialMoves();
   renderReview();
+  renderTimeClaim();
   renderAnalysis();
   document.title = `tabletop — ${gameTitle(room.game)}`;
 }
@@ -115,7 +118,7 @@ function showName(el, color, player) {
   link.href = `/@/${encodeURIComponent(player.name)}`;
   link.textContent = player.name;
   link.title = `${colorName(color)}: ${player.name}'s page`; // the colour the name replaces
-  el.replaceChildren(link);
+  el.replaceChildren(withBotMark(link, player.bot));
 }
 
 /** A player's rating in the game's pool, and its change once a rated game's is stored. */
@@ -337,6 +340,8 @@ function clockText(seconds) {
   if (seconds <= 0) return "0:00"; // the flag fell
   if (seconds < 10) return seconds.toFixed(1);
   const s = Math.floor(seconds);
+  if (s >= 86400) return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`; // correspondence
+  if (s >= 36000) return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}`;
   const m = Math.floor(s / 60);
   return `${m}:${String(s % 60).padStart(2, "0")}`;
 }

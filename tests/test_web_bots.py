@@ -1,0 +1,75 @@
+# ruff: noqa: F811  (the fixtures imported from test_web are parameters of the tests below)
+"""Browser check of bots and correspondence games (issue 45), in Debian's chromium against the
+module's ``tabletop serve`` of ``test_web.py``: a bot is marked where its name shows, and a
+correspondence game where it is the player's move is on the start page with its time left, and
+opens to the player's seat."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, expect
+
+from test_web import (  # noqa: F401  (fixtures are found by name)
+    STEP_TIMEOUT_MS,
+    base_url,
+    browser,
+    play,
+    shot,
+    wait_ready,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
+
+PASSWORD = "correct horse battery"
+
+
+def account(base_url: str, name: str) -> httpx.Client:
+    """A signed-up player's HTTP client (its session cookie set)."""
+    client = httpx.Client(base_url=base_url, timeout=30)
+    answer = client.post("/api/accounts", json={"name": name, "password": PASSWORD})
+    assert answer.status_code == 201, answer.text
+    return client
+
+
+def test_a_correspondence_game_against_a_bot_is_on_the_start_page_and_the_bot_is_marked(
+    browser: Browser, base_url: str
+) -> None:
+    tag = secrets.token_hex(3)
+    person, bot = account(base_url, f"pat{tag}"), account(base_url, f"bot{tag}")
+    token = bot.post("/api/account/bot").json()["token"]
+    seek = person.post("/api/seeks", json={"game": "reversi", "clock": {"days": 3}, "color": "black",
+                                           "rated": True}).json()
+    accepted = httpx.post(f"{base_url}/api/seeks/{seek['id']}/accept",
+                          headers={"authorization": f"Bearer {token}"}, timeout=30).json()
+    room = accepted["room"]
+
+    ctx = browser.new_context(viewport={"width": 1200, "height": 860})
+    ctx.set_default_timeout(STEP_TIMEOUT_MS)
+    try:
+        ctx.add_cookies([{"name": "tabletop_session", "value": person.cookies["tabletop_session"],
+                          "url": base_url}])
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(base_url + "/")
+        item = page.locator(f"#your-move-list li[data-room='{room}']")
+        expect(item).to_contain_text(f"bot{tag}")
+        expect(item.locator(".bot-mark")).to_have_text("BOT")
+        expect(item).to_contain_text(re.compile(r"your move, (3 d 0 h|2 d 23 h) left"))
+        shot(page, "bots-your-move")
+        item.get_by_role("link").click()  # this browser holds no seat yet: the list takes it, then opens the game
+        page.wait_for_url(f"**/play/{room}")
+        wait_ready(page)
+        expect(page.locator(".players .bot-mark")).to_have_count(1)
+        expect(page.locator(".players")).to_contain_text(f"bot{tag}")
+        play(page, "d3")  # the seat the list took: Black's first move lands
+        shot(page, "bots-game-page")
+        page.goto(f"{base_url}/@/bot{tag}")
+        expect(page.locator("#player-title .bot-mark")).to_have_text("BOT")
+        assert errors == []
+    finally:
+        ctx.close()
