@@ -1,6 +1,6 @@
 # ruff: noqa: F811  (the fixtures imported from test_lobby are parameters of a test below)
 """A record's facts besides its moves (issue 44 point 5): players and ratings, date, event, place,
-time control, result and how the game ended survive a write and a read in SGF, GGF and PSQ,
+time control, opening, result and how the game ended survive a write and a read in SGF, GGF and PSQ,
 wherever the format has a place for them."""
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ def games(draw: st.DrawFn, game: str, text: st.SearchStrategy[str] = NAME) -> tu
         "event": draw(text),
         "place": draw(text),
         "time_control": records.time_control_text(*clock),
+        "opening": draw(text),
     }
     return record, ending
 
@@ -85,7 +86,7 @@ def test_sgf_keeps_players_ratings_date_event_place_time_control_result_and_endi
 def test_ggf_keeps_players_ratings_date_place_time_control_result_and_ending(data: st.DataObject) -> None:
     record, ending = data.draw(games("reversi"))
     again = round_trip(record, "ggf")
-    kept = {k: v for k, v in record.tags.items() if k != "event"}  # GGF has no field for an event
+    kept = {k: v for k, v in record.tags.items() if k not in ("event", "opening")}  # GGF has no field for them
     assert again.tags == kept
     if record.result == "Void":  # GGF has no word for a game called off: the result is unknown
         assert again.result is None and again.termination() is None
@@ -195,8 +196,9 @@ def test_a_rated_games_export_names_the_players_ratings_pool_date_clock_and_how_
             assert tags["black_rating"] == tags["white_rating"] == "1500", fmt
             assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", tags["date"]), fmt
             assert tags["time_control"] == "180+2", fmt
-            if fmt != "ggf":  # GGF has no field for an event
+            if fmt != "ggf":  # GGF has no field for an event or an opening
                 assert tags["event"] == f"tabletop rated {state['players']['pool']}", fmt
+                assert tags["opening"] == ("Perpendicular Opening" if game == "reversi" else "Kagetsu (4D)"), fmt
             assert record.result == "B+R" and record.termination() == "resign", fmt
             assert record.moves == moves and record.options == options, fmt
 

@@ -35,7 +35,7 @@ move with :func:`replay`, so a record that reads is a record that plays.
 The tags every format maps to its own fields where it has one (each format's
 docstring says where): ``black``, ``white`` (the players' names),
 ``black_rating``, ``white_rating``, ``date`` (ISO ``YYYY-MM-DD``), ``event``
-(the event or rating pool), ``place``, ``name`` and ``time_control``
+(the event or rating pool), ``place``, ``name``, ``opening`` (its name) and ``time_control``
 (``"300+5"``: the seconds each side starts with, then the seconds added a move
 when there are any; the ``TimeControl`` form of PGN).  How a game ended is not
 kept beside its result: :meth:`GameRecord.termination` reads it from the

@@ -20,8 +20,8 @@ A PSQ file has no fields for the game's other facts; we write them last, one
 a line, in PGN's tag form (``[Date "2026-11-28"]``, ``[Result "B+R"]``), where
 Piskvork, which stops reading at the first line that is not a move, never
 looks: ``Black``, ``White``, ``BlackRating``, ``WhiteRating``, ``Date``,
-``Event``, ``Site``, ``TimeControl``, ``Result`` (SGF's conventions) and
-``Rule``.  They are kept in :attr:`PsqGame.tags`.
+``Event``, ``Site``, ``TimeControl``, ``Opening``, ``Result`` (SGF's
+conventions) and ``Rule``.  They are kept in :attr:`PsqGame.tags`.
 
 Without a ``Rule`` line a PSQ file does not say which rule was played;
 :meth:`PsqGame.to_board` takes it as an argument and replays the moves through
@@ -80,6 +80,7 @@ _TAG_NAMES = {
     "event": "Event",
     "place": "Site",
     "time_control": "TimeControl",
+    "opening": "Opening",
 }
 _TAG_KEYS = {v: k for k, v in _TAG_NAMES.items()}
 

@@ -23,7 +23,7 @@ top-left corner.
 ``B+T`` on time, ``W+F`` forfeit, ``Draw``, ``Void``; ``0`` reads as
 ``Draw``).  ``PB``/``PW``/``BR``/``WR``/``DT``/``PC``/``EV``/``GN`` map to
 ``black``/``white``/``black_rating``/``white_rating``/``date``/``place``/
-``event``/``name``; ``TM`` (the seconds each side starts with) and an ``OT``
+``event``/``name`` and ``ON`` to ``opening``; ``TM`` (the seconds each side starts with) and an ``OT``
 of the form ``Fischer: +5 s a move`` make the ``time_control`` tag
 (``300+5``).  Any other root property is kept under its own key and written
 back.
@@ -60,6 +60,7 @@ _TAGS = {
     "PC": "place",
     "EV": "event",
     "GN": "name",
+    "ON": "opening",
 }
 _TAG_KEYS = {v: k for k, v in _TAGS.items()}
 _STRUCTURAL = {"FF", "GM", "SZ", "CA", "AP", "RE", "AB", "AW", "AE", "PL", "RU", "B", "W"}

@@ -23,6 +23,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from tabletop import records
+from tabletop.games.opening_names import opening_name
 from tabletop.records.transcript import looks_like_reversi
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def room_tags(room: Room) -> dict[str, str]:
     """The record tags of ``room``'s game: ``black``/``white`` (a signed-in player's name, or the
     computer's level), their ratings in the pool as they came to the game, ``date`` (the day the
     room was made, UTC), ``event`` (the pool of a game between players, else the kind of game),
-    ``place`` and ``time_control``."""
+    ``place``, ``time_control`` and ``opening`` (the named opening its moves reached)."""
     tags: dict[str, str] = {}
     players = room.players_view()
     for color, seat in room.match.seats.items():
@@ -81,6 +82,10 @@ def room_tags(room: Room) -> dict[str, str]:
         tags["time_control"] = records.time_control_text(
             float(clock.get("initial", 300)), float(clock.get("increment", 0))
         )
+    record = room.record
+    named = opening_name(record.game, [str(m) for m in room.match.board.move_stack], record.options, record.position)
+    if named is not None:
+        tags["opening"] = named.name + (f" ({named.code})" if named.code else "")
     return tags
 
 
