@@ -15,9 +15,10 @@ import schemathesis
 # a position that does not fit its board, a move the rules refuse, a SPEC that names no
 # player (or an external engine this server does not run), a format the room's game cannot use,
 # a seek's options that make no board (or a rated seek without a clock), accepting one's own seek,
-# a record its format's reader refuses, a new password that is easy to guess (zxcvbn's estimate)
+# a record its format's reader refuses, a new password that is easy to guess (zxcvbn's estimate),
+# a challenge's options that make no board (or one to oneself)
 RULES_NO_SCHEMA_STATES = {"bad_room", "bad_position", "bad_seat", "bad_format", "bad_seek", "own_seek", "bad_record",
-                          "weak_password"}
+                          "weak_password", "bad_challenge"}
 
 
 @schemathesis.check

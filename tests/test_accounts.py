@@ -47,7 +47,7 @@ def test_sign_up_sets_an_httponly_samesite_cookie_and_answers_only_the_name(clie
     assert answer.status_code == 201 and answer.json() == {"name": "Alice"}
     cookie = answer.headers["set-cookie"]
     assert cookie.startswith("tabletop_session=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
-    assert client.get("/api/session").json() == {"name": "Alice"}
+    assert client.get("/api/session").json() == {"name": "Alice", "bot": False}
 
 
 def test_the_password_is_stored_as_an_argon2_hash_and_the_session_as_a_sha256(client: TestClient) -> None:
@@ -112,14 +112,14 @@ def test_sign_in_sign_out_and_who_am_i(client: TestClient) -> None:
     sign_up(client, "Alice")
     client.cookies.clear()
     signed_out = client.get("/api/session")
-    assert signed_out.status_code == 200 and signed_out.json() == {"name": None}
+    assert signed_out.status_code == 200 and signed_out.json() == {"name": None, "bot": False}
     answer = client.post("/api/session", json={"name": "alice", "password": PASSWORD})
     assert answer.status_code == 200 and answer.json() == {"name": "Alice"}  # the name as it was chosen
-    assert client.get("/api/session").json() == {"name": "Alice"}
+    assert client.get("/api/session").json() == {"name": "Alice", "bot": False}
     token = client.cookies.get("tabletop_session")
     assert client.delete("/api/session").status_code == 204
     client.cookies.set("tabletop_session", token or "")
-    assert client.get("/api/session").json() == {"name": None}  # the old cookie opens nothing
+    assert client.get("/api/session").json() == {"name": None, "bot": False}  # the old cookie opens nothing
 
 
 def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(client: TestClient) -> None:

@@ -35,7 +35,7 @@ def seen(rating: Rating, after: Rating | None = None) -> dict[str, Any]:
 
 
 def without_name(view: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in view.items() if k != "name"}
+    return {k: v for k, v in view.items() if k not in ("name", "bot")}
 
 
 def test_a_seek_rooms_state_names_both_players_with_their_provisional_ratings(players: Players) -> None:

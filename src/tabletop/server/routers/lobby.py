@@ -123,9 +123,9 @@ SEEK_LINKS = {
 
 
 @router.post("/seeks", operation_id="post_seek", status_code=201, response_model=Seek,
-             responses={201: {"links": SEEK_LINKS}, **errors(400, 401, 409, 422)})
+             responses={201: {"links": SEEK_LINKS}, **errors(400, 401, 403, 409, 422)})
 async def post_seek(body: PostSeek, player: SignedIn, lobby: LobbyDep) -> Seek:
-    """Post a seek (a rated one needs a clock); at most three open seeks a player."""
+    """Post a seek (a rated one needs a clock); at most three open seeks a player; never by a bot (403)."""
     return Seek(**await lobby.post(player, body.game, dict(body.options), _clock(body), body.color, body.rated))
 
 
@@ -137,7 +137,7 @@ async def cancel_seek(seek_id: str, player: SignedIn, lobby: LobbyDep) -> None:
 
 
 @router.post("/seeks/{seek_id}/accept", operation_id="accept_seek", response_model=Seated,
-             responses=errors(400, 401, 404, 409))
+             responses=errors(400, 401, 403, 404, 409))
 async def accept_seek(seek_id: str, player: SignedIn, lobby: LobbyDep) -> Seated:
     """Accept a seek: its game starts, and the answer holds your seat's token.  Of two players
     accepting at once exactly one gets the game; the other gets 409 ``seek_taken``."""
@@ -151,7 +151,7 @@ async def collect_seat(seek_id: str, player: SignedIn, lobby: LobbyDep) -> Seate
     return Seated(**await lobby.collect(player, seek_id[:32]))
 
 
-@router.post("/play-now", operation_id="play_now", response_model=Paired, responses=errors(400, 401, 409, 422))
+@router.post("/play-now", operation_id="play_now", response_model=Paired, responses=errors(400, 401, 403, 409, 422))
 async def play_now(body: PlayNow, player: SignedIn, lobby: LobbyDep) -> Paired:
     """Quick pairing in the pool of this game and clock: the waiting player of the nearest rating
     (the window widens while they wait), or a rated seek that waits, with a computer to offer."""
