@@ -26,7 +26,7 @@ function keyOf(moves) {
 async function ask() {
   if (named.asking || !game.id) return;
   named.asking = true;
-  const asked = keyOf(game.room.moves || []);
+  const asked = [...(game.room.moves || [])];
   try {
     const answer = await api("GET", `/api/rooms/${encodeURIComponent(game.id)}/openings`);
     named.openings = answer.openings || [];
@@ -34,7 +34,7 @@ async function ask() {
   } catch {
     named.openings = []; // no name rather than a wrong one; the next change of moves asks again
   } finally {
-    named.key = asked;
+    named.key = keyOf(asked); // once the longest line is known, moves past it ask nothing
     named.asking = false;
   }
   renderOpening();
