@@ -512,17 +512,24 @@ def test_computer_seat_thinks_off_the_loop_and_answers(server: Server) -> None:
 
 def test_clock_flag_fall_ends_the_game_for_time(server: Server) -> None:
     room, black, white = online_room(server, clock={"initial": 0.6, "increment": 0})
-    sock = server.ws(room)
+    sock, other = server.ws(room), server.ws(room)
     try:
         sock.hello(black)
+        other.hello(white)
+        # online, each side's clock starts with its first move: then Black's 0.6 s run out
+        sock.send({"type": "move", "move": "b2", "seq": 1})
+        sock.ack(1)
+        other.send({"type": "move", "move": "a1", "seq": 1})
+        other.ack(1)
         ended = sock.event("game_ended")
         assert (
             ended["event"]["outcome"]["reason"] == "time" and ended["event"]["outcome"]["winner"] == "white"
         )
         final = state(server, room)
-        assert final["clocks"]["black"] == 0 and final["turn"] is None
+        assert final["clocks"]["black"] == 0 and final["clocks"]["white"] == 0.6 and final["turn"] is None
     finally:
         sock.close()
+        other.close()
 
 
 def test_a_computers_thinking_time_is_charged_to_its_own_clock(server: Server) -> None:

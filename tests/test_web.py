@@ -79,6 +79,12 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         _wait_until_serving(given + "/", None)
         yield given.rstrip("/")
         return
+    yield from serve(tmp_path_factory)
+
+
+def serve(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Iterator[str]:
+    """A ``tabletop serve`` process on a free port with its own SQLite file, and ``options``;
+    yields its URL and stops it after."""
     port = _free_port()
     database = tmp_path_factory.mktemp("web") / "web.db"
     tabletop = Path(sys.executable).with_name("tabletop")
@@ -91,6 +97,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         str(port),
         "--database",
         f"sqlite:///{database}",
+        *options,
     ]
     # the server's log goes to a file: an unread pipe fills up and freezes the server
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -575,11 +582,11 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         for other in (guest, watcher):
             wait_moves(other, "moves.length === 1")
             assert labels(other)["h8"].startswith("h8, black")
-        # the guest's clock runs while it is to move; the host's does not
+        # a side's clock starts with its first move: the guest's waits for its reply
         first = clock_seconds(guest, "white")
         host_first = clock_seconds(guest, "black")
-        guest.wait_for_timeout(2100)
-        assert clock_seconds(guest, "white") <= first - 1
+        guest.wait_for_timeout(1100)
+        assert clock_seconds(guest, "white") == first
         assert clock_seconds(guest, "black") == host_first
         # a click out of turn is refused with the reason
         square(host, "a1").click()
@@ -591,6 +598,9 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
         assert room(guest)["moves"] == ["h8"], "a first tap placed nothing"
         square(guest, "i9").tap()
         wait_moves(host, "moves.length === 2")
+        host.wait_for_timeout(1100)  # both have moved: the host's clock runs while it is to move
+        assert clock_seconds(host, "black") <= host_first - 1
+        assert clock_seconds(host, "white") == first
         shot(guest, "online-guest-phone")
         assert guest.evaluate("() => document.documentElement.scrollWidth") <= 375, (
             "no sideways scrolling on a phone"

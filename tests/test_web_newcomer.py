@@ -372,7 +372,7 @@ def test_an_online_clock_waits_for_the_opponent_to_join(page: Page, base_url: st
     page.wait_for_timeout(2500)
     assert clock_seconds(page, "black") == 300, "no time runs while the opponent has not joined"
     expect(page.locator("#player-white .kind")).to_have_text("opponent, not joined yet")
-    expect(page.locator("#status")).to_contain_text("the clocks start when your opponent joins")
+    expect(page.locator("#status")).to_contain_text("your opponent has not joined yet")
     with urllib.request.urlopen(f"{base_url}/api/rooms/{room_id}", timeout=10) as response:
         import json
 
@@ -380,16 +380,18 @@ def test_an_online_clock_waits_for_the_opponent_to_join(page: Page, base_url: st
     join(base_url, room_id, page.locator("#invite-url").input_value())
     page.wait_for_function("() => window.tabletop.room.seats.white.taken")
     expect(page.locator("#player-white .kind")).not_to_contain_text("not joined")
-    page.wait_for_timeout(2100)
-    assert clock_seconds(page, "black") <= 298, "the clock runs once both players are in"
+    page.wait_for_timeout(1100)
+    # online, each side's clock starts with its first move
+    assert clock_seconds(page, "black") == 300, "no time runs before Black's first move"
+    expect(page.locator("#status")).to_contain_text("your clock starts with your first move")
 
 
 def test_the_clock_warns_when_time_runs_low(page: Page, base_url: str) -> None:
+    # at one screen (online, no clock runs before its side's first move)
     created = _create_room(
-        base_url, {"game": "tictactoe", "mode": "online", "clock": {"initial": 13, "increment": 0}}
+        base_url, {"game": "tictactoe", "mode": "local", "clock": {"initial": 13, "increment": 0}}
     )
-    join(base_url, created["room"], created["invite"])
-    open_room(page, base_url, created, "online")
+    open_room(page, base_url, created, "local")
     # 13 s to play: the warning comes at 10 s left (a tenth of the time, but never under 10 s)
     expect(page.locator("#player-black .clock")).to_have_class(re.compile(r"\blow\b"), timeout=15_000)
     expect(page.locator("#message")).to_contain_text("X: 10 seconds left")

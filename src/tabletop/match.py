@@ -57,14 +57,19 @@ class Event:
 @dataclass(frozen=True)
 class ClockSettings:
     """``initial`` seconds each, plus ``increment`` per move; or
-    ``per_move`` seconds for every move (correspondence: days * 86400)."""
+    ``per_move`` seconds for every move (correspondence: days * 86400).
+    ``from_first_move``: a side's clock does not run before that side's first move
+    (which earns no increment), as online games between people do, so that nobody
+    loses time while the other player finds the game."""
 
     initial: float = 300.0
     increment: float = 0.0
     per_move: float | None = None
+    from_first_move: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"initial": self.initial, "increment": self.increment, "per_move": self.per_move}
+        return {"initial": self.initial, "increment": self.increment, "per_move": self.per_move,
+                "from_first_move": self.from_first_move}
 
 
 class Clock:
@@ -180,6 +185,10 @@ class Match:
         self.takeback_from: Color | None = None
         self.draw_from: Color | None = None
         self.started = False
+        # the seats that have moved (a stone, a pass or an opening choice), by the colour each
+        # plays now: a side's clock may wait for its first move, and until both have moved
+        # either side may abort the game
+        self._movers: set[Color] = set()
 
     # -- events ----------------------------------------------------------------------
     @property
@@ -246,6 +255,8 @@ class Match:
                 data["legal"] = []  # nobody places a stone until the choice is made
         if self.clock is not None:
             data["clocks"] = self.clock.snapshot()
+            running = self.clock.running
+            data["clock_running"] = None if running is None else running.label
         return data
 
     def start(self) -> None:
@@ -263,8 +274,8 @@ class Match:
         )
         if self.opening is not None:
             self._emit("opening_started", rule=self.opening.rule, color=self.opening.actor.label, stones=self.opening.stones_left)
-        if self.clock is not None and not self.is_over():
-            self.clock.start(self.board.turn)
+        if not self.is_over():
+            self._run_clock(self.board.turn)
         self._after_move()
 
     # -- moves -------------------------------------------------------------------------------
@@ -317,9 +328,8 @@ class Match:
             return []
 
     def _moved(self, color: Color, move: Move, flips: list[str]) -> None:
-        if self.clock is not None:
-            self.clock.switch(color)
-            self._clock_to_actor()
+        self._charge(color)
+        self._clock_to_actor()
         self._emit("move_played", color=color.label, move=str(move), ply=len(self.board.move_stack), flips=flips)
         if self.opening is not None and self.opening.stage == "choose" and not self.is_over():
             chooser = self.opening.actor
@@ -334,9 +344,46 @@ class Match:
         if self.clock is None or self.opening is None:
             return
         actor = self.actor
-        if actor is not None and self.clock.running is not actor:
-            self.clock.stop()
-            self.clock.start(actor)
+        if actor is not None:
+            self._run_clock(actor)
+
+    def _charge(self, mover: Color) -> None:
+        """``mover`` has just moved: charge its time (with the increment, unless this was a
+        first move its clock waited for) and run the other side's clock."""
+        first = mover not in self._movers
+        self._movers.add(mover)
+        clock = self.clock
+        if clock is None:
+            return
+        if first and clock.settings.from_first_move:
+            clock.stop()
+            self._run_clock(mover.other)
+        else:
+            clock.switch(mover)  # stops, adds the increment, runs the other side's clock
+            if not self._clock_runs(mover.other):
+                clock.stop()
+
+    def _clock_runs(self, color: Color) -> bool:
+        """Whether ``color``'s clock may run now (see :attr:`ClockSettings.from_first_move`)."""
+        return self.clock is not None and (not self.clock.settings.from_first_move or color in self._movers)
+
+    def _run_clock(self, color: Color) -> None:
+        """Make ``color``'s clock the running one, if it may run; else no clock runs."""
+        clock = self.clock
+        if clock is None or clock.running is color and self._clock_runs(color):
+            return
+        clock.stop()
+        if self._clock_runs(color):
+            clock.start(color)
+
+    def has_moved(self, color: Color) -> bool:
+        """Whether the seat playing ``color`` has made a move (a stone, a pass or an opening choice)."""
+        return color in self._movers
+
+    @property
+    def clock_running(self) -> Color | None:
+        """The colour whose clock runs now (None without a clock, before a first move, and at the end)."""
+        return None if self.clock is None else self.clock.running
 
     # -- opening rules ---------------------------------------------------------------------------
     def choose(self, color: Color, choice: str) -> None:
@@ -356,6 +403,7 @@ class Match:
         except OpeningError as exc:
             raise MatchError(exc.code, str(exc)) from None
         picked = phase.choices[-1][1]
+        self._movers.add(color)
         if self.clock is not None:
             self.clock.stop()
         if not phase.done:
@@ -363,12 +411,13 @@ class Match:
         else:
             if swapped:
                 self.seats = {BLACK: self.seats[WHITE], WHITE: self.seats[BLACK]}
+                self._movers = {c.other for c in self._movers}  # each seat's first move went with it
                 if self.clock is not None:
                     self.clock.remaining.reverse()  # each seat keeps its own time
             seats = {c.label: s.kind for c, s in self.seats.items()}
             self._emit("colors_chosen", color=color.label, choice=picked, swapped=swapped, seats=seats)
-        if self.clock is not None and self.actor is not None:
-            self.clock.start(self.actor)
+        if self.actor is not None:
+            self._run_clock(self.actor)
         self._emit("turn_changed", **self._turn_data(), passing=False)
 
     def _after_move(self) -> None:
@@ -385,8 +434,7 @@ class Match:
                 color = self.board.turn
                 self._emit("turn_changed", **self._turn_data(), passing=True)
                 self.board.push(PASS)
-                if self.clock is not None:
-                    self.clock.switch(color)
+                self._charge(color)
                 self._emit("move_played", color=color.label, move="pass", ply=len(self.board.move_stack), flips=[])
                 continue
             self._emit("turn_changed", **self._turn_data(legal), passing=False)
@@ -463,7 +511,7 @@ class Match:
         self.draw_from = None
         if self.clock is not None:
             self.clock.stop()
-            self.clock.start(self.board.turn)
+            self._run_clock(self.board.turn)
         self._emit("turn_changed", **self._turn_data(), passing=False)
         return undone
 
@@ -554,6 +602,25 @@ class Match:
         winner = color.other
         self._finish(Outcome(winner, "resign", (1, 0) if winner is BLACK else (0, 1)))
 
+    def abort(self, color: Color, *, abandoned: bool = False) -> None:
+        """``color`` calls the game off: it ends with no result (reason ``"aborted"``).  Either side
+        may while one side has not moved yet; after that only when the other player has
+        ``abandoned`` the game (the caller has seen them away long enough).  Raises
+        :class:`MatchError` (``not_allowed``, ``game_over``) and changes nothing when refused."""
+        self._require_live()
+        if not abandoned and self.has_moved(BLACK) and self.has_moved(WHITE):
+            raise MatchError("not_allowed", "both sides have moved: the game can no longer be aborted")
+        self._finish(Outcome(None, "aborted", (0, 0)))
+
+    def claim_win(self, color: Color) -> None:
+        """``color`` wins because the other player abandoned the game (reason ``"abandoned"``;
+        the caller has seen them away long enough).  Only once both sides have moved: before
+        that the game can only be aborted.  Raises :class:`MatchError` and changes nothing when refused."""
+        self._require_live()
+        if not (self.has_moved(BLACK) and self.has_moved(WHITE)):
+            raise MatchError("not_allowed", "a side has not moved yet: abort the game instead of claiming it")
+        self._finish(Outcome(color, "abandoned", (1, 0) if color is BLACK else (0, 1)))
+
     def check_time(self) -> bool:
         """End the game if the side to move has run out of time; True if it did."""
         if self.clock is None or self.is_over():
@@ -606,6 +673,8 @@ class Match:
             "version": self.version,
             "seats": {c.label: s.kind for c, s in self.seats.items()},
             "clocks": None if self.clock is None else self.clock.snapshot(),
+            "clock_running": None if self.clock_running is None else self.clock_running.label,
+            "moved": {c.label: c in self._movers for c in (BLACK, WHITE)},
             "takeback_from": None if self.takeback_from is None else self.takeback_from.label,
             "draw_from": None if self.draw_from is None else self.draw_from.label,
             "opening": None if self.opening is None else self.opening.to_dict(),

@@ -41,6 +41,14 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--allow-engines", action="store_true", help="let rooms run external engines (gomocup:, nboard:)"
     )
+    p.add_argument(
+        "--away-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long a player of an online game may be gone before the other may claim the win "
+        "or call the game off (default 60)",
+    )
     # time the event loop's CPU by part and answer GET /api/profile (tabletop bench server --profile)
     p.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     p.add_argument(
@@ -62,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--port {args.port} is not a port number (0..65535)")
     if args.workers < 1:
         raise CliError("--workers must be at least 1")
+    if not 0 < args.away_timeout <= 86400:
+        raise CliError(f"--away-timeout {args.away_timeout:g} is not a number of seconds from 0 to 86400 (a day)")
     database = args.database or default_database_url()
     if "://" not in database:
         raise CliError(
@@ -83,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         sqlite_synchronous=args.sqlite_synchronous,
         profile=args.profile,
         warm_workers=not args.cold_workers,
+        away_timeout=args.away_timeout,
     )
     app = create_app(settings)
     ws: Any = "websockets-sansio"  # the websockets library's sans-I/O protocol

@@ -128,7 +128,9 @@ class Outcome:
 
     ``winner`` is ``None`` for a draw.  ``reason`` is a short word:
     ``"line"`` (k in a row), ``"discs"`` (Reversi count), ``"draw"``,
-    ``"forbidden"`` (Renju foul), ``"resign"``, ``"time"``, ``"agreement"``.
+    ``"forbidden"`` (Renju foul), ``"resign"``, ``"time"``, ``"agreement"``,
+    ``"abandoned"`` (the other player left an online game) and ``"aborted"`` (called off:
+    no winner and no result).
     ``score`` is ``(black, white)``: discs for Reversi with empty squares given
     to the winner, or ``(1, 0)``/``(0, 1)``/``(0, 0)`` for line games.
     ``discs`` is the raw disc count (Reversi only) and ``cells`` the winning

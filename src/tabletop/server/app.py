@@ -24,6 +24,7 @@ from tabletop.server.routers import accounts, analysis, imports, lobby, pages, p
 from tabletop.server.routers import bots as bot_routes
 from tabletop.server.routers import chat as chat_routes
 from tabletop.server.routers import games as game_routes
+from tabletop.server.routers import live as live_routes
 from tabletop.server.routers.responses import add_error_handlers
 from tabletop.server.routers.socket import router as socket_router
 from tabletop.server.security import secure
@@ -47,7 +48,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await pool.warm()
     hub = RoomHub(
         store, bus, pool, replay_limit=settings.replay_limit, shared=settings.redis is not None, clock=clock,
-        now=app.state.now,
+        now=app.state.now, away_timeout=settings.away_timeout,
     )
     app.state.hub = hub
     app.state.lobby = Lobby(hub)
@@ -84,6 +85,7 @@ def create_app(settings: Settings | None = None, *, now: Callable[[], float] = t
     app.include_router(lobby.router)
     app.include_router(bot_routes.router)
     app.include_router(game_routes.router)
+    app.include_router(live_routes.router)
     app.include_router(analysis.router)
     app.include_router(imports.router)
     app.include_router(socket_router)

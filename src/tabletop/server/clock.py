@@ -42,7 +42,8 @@ class RoomTime:
 
 def clock_settings(stored: dict[str, Any] | None) -> ClockSettings | None:
     """The Match's clock for a room record's ``clock`` (``initial``/``increment``
-    seconds, or ``days`` per move); ``None`` for a game without a clock."""
+    seconds, or ``days`` per move; ``from_first_move``: each side's clock waits for that side's
+    first move, set on every online room made since that rule); ``None`` for a game without a clock."""
     if stored is None:
         return None
     days = stored.get("days")
@@ -50,6 +51,7 @@ def clock_settings(stored: dict[str, Any] | None) -> ClockSettings | None:
         initial=float(stored.get("initial", 300.0)),
         increment=float(stored.get("increment", 0.0)),
         per_move=None if days is None else float(days) * 86400.0,
+        from_first_move=bool(stored.get("from_first_move", False)),
     )
 
 

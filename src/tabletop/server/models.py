@@ -106,7 +106,7 @@ class LobbyRoom(BaseModel):
     game: str
     options: dict[str, OptionValue]
     seats: dict[str, str]
-    clock: dict[str, float | None] | None
+    clock: dict[str, float | bool | None] | None
     created: float
 
 
@@ -170,6 +170,12 @@ class RoomState(BaseModel):
     outcome: OutcomeView | None
     version: int
     clocks: dict[str, float] | None
+    clock_running: Color | None = Field(
+        None, description="whose clock runs now: null before that side's first move online, and at the end"
+    )
+    moved: dict[str, bool] = Field(
+        default_factory=dict, description="per colour: that side has moved (until both have, either may abort)"
+    )
     seats: dict[str, SeatView]
     takeback_from: Color | None
     draw_from: Color | None
@@ -177,6 +183,10 @@ class RoomState(BaseModel):
     actor: Color | None
     thinking: Color | None
     watchers: int
+    away: dict[str, float] = Field(
+        default_factory=dict,
+        description="the players gone from a live online game: seconds until the other may claim the win or abort",
+    )
     rematch: str | None = Field(description="the rematch room's id")
     players: RoomPlayers | None = Field(None, description="null unless signed-in players sit in both seats")
 
@@ -313,7 +323,7 @@ class ChatFrame(_Frame):
 
 
 class SimpleFrame(_Frame):
-    type: Literal["undo", "redo", "resign", "rematch", "hint", "ping", "claim_time"]
+    type: Literal["undo", "redo", "resign", "rematch", "hint", "ping", "abort", "claim_abandoned", "claim_time"]
 
 
 ClientFrame = Annotated[

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from tabletop.games.core import BLACK
+from tabletop.games.core import BLACK, WHITE
 from tabletop.ratings import MAX_DEVIATION, Rating, rate_game
 from tabletop.server.store import (
     Call,
@@ -56,10 +56,10 @@ def result_call(room_id: str, match: Match, seats: Seats) -> Call | None:
     else:
         winner_row = seats.row_label("black" if outcome.winner is BLACK else "white")
         black_row_score = 1.0 if winner_row == "black" else 0.0
-    # plies alternate between the sides (a pass is a ply), so two plies mean both have moved; an
-    # opening that lets one side place several stones first counts them all
-    both_moved = len(match.board.move_stack) >= 2
-    return Call(record_result, (room_id, black_row_score, both_moved, time.time()))
+    # a game ended before both sides moved (an opening's stones and choice are moves) has no
+    # result, nor has one called off (aborted, also when a player left it): never rated
+    scored = match.has_moved(BLACK) and match.has_moved(WHITE) and outcome.reason != "aborted"
+    return Call(record_result, (room_id, black_row_score, scored, time.time()))
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,8 @@ def read_rating(conn: Connection, player_id: str, pool: str, *, lock: bool = Fal
 
 def record_result(conn: Connection, room_id: str, black_score: float, both_moved: bool, at: float) -> None:
     """Store the result of ``room_id`` for its players and, if rated and both sides moved, the
-    ratings' change (inside the caller's transaction)."""
+    ratings' change (inside the caller's transaction).  ``both_moved`` False: the game has no
+    result (ended before both sides moved, or aborted), stored as none and never rated."""
     row = conn.execute(_ROOM_PLAYERS, {"room_id_": room_id}).mappings().first()
     if row is None or row["ended"] is not None:
         return  # a guest game, or a result already stored (a replayed write)

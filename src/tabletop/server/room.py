@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 from tabletop.games import new_board
-from tabletop.games.core import BLACK, Color
+from tabletop.games.core import BLACK, WHITE, Color
 from tabletop.match import Event, Match, MatchError
 from tabletop.server.bus import Broadcast, Bus, frame
 from tabletop.server.catchup import CatchUp, send_missed
@@ -72,6 +73,11 @@ class Hub(Protocol):
     @property
     def now(self) -> Callable[[], float]: ...
 
+    @property
+    def away_timeout(self) -> float:
+        """Seconds a player's seat may stay empty before the other player may end the game."""
+        ...
+
     def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]: ...
 
     def release(self, room: Room) -> None: ...
@@ -86,7 +92,7 @@ class Room:
         """The room as stored: ``stored.actions`` are replayed (none for a new room)."""
         self.hub = hub
         self.lock = asyncio.Lock()
-        self.seats = Seats(stored.seats)
+        self.seats = Seats(stored.seats, now=hub.now())  # nobody is connected yet
         self.computer = ComputerTurn()
         self.flag = FlagTimer()
         self.rematch_offer = RematchOffer()
@@ -225,6 +231,7 @@ class Room:
             forbidden=self.forbidden(),
             thinking=None if thinking is None else thinking.label,
             watchers=self.seats.watchers(),
+            away=self.away(),
             rematch=self.record.rematch,
             players=self.players_view(),
         )
@@ -252,7 +259,10 @@ class Room:
                 for event in m.events[since:]:
                     client.send(self.event_frame(event))
             else:
-                client.send(frame("state", you=sorted(c.label for c in client.colors), **self.state()))
+                shown = self.state()
+                # the client is here: its own seats are not away (it enters the room just below)
+                shown["away"] = {k: v for k, v in shown["away"].items() if COLORS[k] not in client.colors}
+                client.send(frame("state", you=sorted(c.label for c in client.colors), **shown))
             client.version = m.version
             if self.record.mode == "online":  # the chat this client may read (:mod:`.chat`)
                 history = await self.chat.history(
@@ -262,7 +272,7 @@ class Room:
                     client.send(history)
             client.greeted = True
             self.seats.enter(client, self.hub.bus.subscribe(self.id, client.deliver))
-        await self.hub.bus.publish(self.id, Broadcast("watchers", [self.seats.presence_frame()]))
+        await self.hub.bus.publish(self.id, Broadcast("watchers", [self.presence_frame()]))
         return bad
 
     async def say(self, client: Client, text: str, guest: str | None, account: str | None) -> None:
@@ -281,11 +291,12 @@ class Room:
             )
             broadcast = await self.chat.post(self.hub.store, who, text, client, over=self.match.is_over())
             await self.hub.bus.publish(self.id, broadcast)  # under the lock: a client greeted meanwhile has it once
+        client.send(frame("chat_sent", author=who.author))  # the sender's page knows its own messages
 
     async def leave(self, client: Client) -> None:
-        if not self.seats.leave(client):
+        if not self.seats.leave(client, self.hub.now()):
             return
-        await self.hub.bus.publish(self.id, Broadcast("watchers", [self.seats.presence_frame()]))
+        await self.hub.bus.publish(self.id, Broadcast("watchers", [self.presence_frame()]))
         self.hub.release(self)
 
     # -- requests ------------------------------------------------------------------------------------------
@@ -317,6 +328,8 @@ class Room:
                 await self.change(kind, self.speaker(client, to_move=True), None)
             elif kind == "choose":
                 await self.change(kind, self.speaker(client, to_move=True), arg)
+            elif kind in ("abort", "claim_abandoned"):
+                await self._end_early(kind, self.speaker(client))
             elif kind in ("takeback", "draw"):
                 if arg is None:
                     await self.change(kind, self.speaker(client), None)
@@ -328,6 +341,49 @@ class Room:
                 await self.change("check_time", None, None)
             else:
                 raise RoomError("bad_frame", f"unknown request {kind!r}")
+
+    # -- an abandoned game ----------------------------------------------------------------------------
+    def away(self) -> dict[str, float]:
+        """The seats of a live online game between people that no connection holds (the player
+        has left), each with the seconds until the other player may end the game (0: now).
+        None in a room shared with other server processes: this process sees only its own
+        connections, and a player connected to another process is not gone."""
+        m = self.match
+        if self.record.mode != "online" or self.hub.shared or not m.started or m.is_over() or self.seats.free():
+            return {}
+        if m.clock is not None and m.clock.settings.per_move is not None:
+            return {}  # correspondence: players come and go for days; the clock decides (:mod:`.correspondence`)
+        timeout = self.hub.away_timeout
+        return {label: round(max(0.0, timeout - gone), 1) for label, gone in self.seats.away(self.hub.now()).items()}
+
+    def presence_frame(self) -> dict[str, Any]:
+        """Who is here (:meth:`Seats.presence_frame`) and who has left a live game (:meth:`away`)."""
+        return {**self.seats.presence_frame(), "away": self.away()}
+
+    async def _end_early(self, kind: str, color: Color) -> None:
+        """``color`` aborts the game (``abort``: no result, never rated) or claims the win
+        (``claim_abandoned``, rated as the game is).  A game in which a side has not moved yet may
+        be aborted at any time; otherwise the other player must have been away for the room's
+        away timeout (the lock held)."""
+        m = self.match
+        if self.record.mode != "online":
+            raise RoomError("not_allowed", "only an online game is aborted or claimed; here, resign or start anew")
+        if m.is_over():
+            raise RoomError("game_over", "the game is over")
+        if kind == "abort" and not (m.has_moved(BLACK) and m.has_moved(WHITE)):
+            await self.change("abort", color, None)
+            return
+        left = self.away().get(color.other.label)
+        if left is None:
+            raise RoomError("opponent_present", "your opponent is here: the game goes on")
+        if left > 0:
+            raise RoomError(
+                "claim_too_early", f"your opponent may still come back: you can end the game in {math.ceil(left)} s"
+            )
+        if kind == "abort":
+            await self.change("abort", color, "abandoned")
+        else:
+            await self.change("abandoned", color, None)
 
     async def rematch(self, client: Client) -> None:
         """``client`` asks for a rematch of the finished game: announce the offer, or create
@@ -481,6 +537,10 @@ def _apply(m: Match, kind: str, color_label: str | None, arg: Any) -> None:
         m.answer_draw(color, bool(arg))
     elif kind == "resign":
         m.resign(color)
+    elif kind == "abort":
+        m.abort(color, abandoned=arg == "abandoned")
+    elif kind == "abandoned":
+        m.claim_win(color)
     elif kind == "check_time":
         m.check_time()
     elif kind == "choose":

@@ -65,10 +65,12 @@ class RoomHub:
         shared: bool = False,
         clock: Clock = NO_CLOCK,
         now: Callable[[], float] = time.time,
+        away_timeout: float = 60.0,
     ) -> None:
         """``now``: the wall clock the rooms' games and clocks run on (a test hands in its own)."""
         self.store = store
         self.now = now
+        self.away_timeout = away_timeout  # seconds a player may be gone before the other may end the game
         self.clock = clock  # the loop's CPU by part (--profile), charged by the rooms and their sockets
         self.bus = bus
         self.shared = shared  # other server processes change rooms too (shared database and bus)
@@ -162,6 +164,9 @@ class RoomHub:
             mine = [as_] if as_ in humans else humans[:1]
         tokens = {label: new_secret() for label in mine}
         invite = new_secret() if any(h not in mine for h in humans) else None
+        if clock is not None and mode == "online":
+            # between people online, each side's clock starts with its first move (match.ClockSettings)
+            clock = {**clock, "from_first_move": True}
         record = RoomRecord(
             id=new_room_id(),
             game=game,

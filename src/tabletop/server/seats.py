@@ -114,13 +114,18 @@ class Client:
 class Seats:
     """Both seats of one room (stored rows by colour) and the clients in the room."""
 
-    def __init__(self, rows: dict[str, SeatRecord], previous: Seats | None = None) -> None:
+    def __init__(self, rows: dict[str, SeatRecord], previous: Seats | None = None, now: float = 0.0) -> None:
         """The seats of ``rows``; ``previous``: the seats of the same room before it was
-        rebuilt from the store, whose clients stay."""
+        rebuilt from the store, whose clients stay; ``now``: the time a new room's
+        people's seats count as left from (nobody has connected yet)."""
         self.rows = rows  # by the colour each seat plays now
         self.clients: set[Client] = set() if previous is None else previous.clients
         self._unsubscribe: dict[Client, Callable[[], None]] = {} if previous is None else previous._unsubscribe
         self.swapped = False
+        # since when each person's seat that no connection holds has been empty, by colour
+        self.left_at: dict[str, float] = (
+            {label: now for label, s in rows.items() if s.kind == "human"} if previous is None else previous.left_at
+        )
 
     def __getitem__(self, label: str) -> SeatRecord:
         return self.rows[label]
@@ -135,6 +140,7 @@ class Seats:
         }
         for client in self.clients:
             client.tokens = {c.other: t for c, t in client.tokens.items()}
+        self.left_at = {COLORS[label].other.label: at for label, at in self.left_at.items()}
 
     def row_label(self, label: str) -> str:
         """The stored seat row of the seat now playing ``label``."""
@@ -162,14 +168,27 @@ class Seats:
         """``client`` is in the room; ``unsubscribe`` ends its subscription to the room's broadcasts."""
         self.clients.add(client)
         self._unsubscribe[client] = unsubscribe
+        for color in client.tokens:
+            self.left_at.pop(color.label, None)
 
-    def leave(self, client: Client) -> bool:
-        """``client`` left; False if it was not in the room."""
+    def leave(self, client: Client, now: float = 0.0) -> bool:
+        """``client`` left at ``now``; False if it was not in the room."""
         if client not in self.clients:
             return False
         self.clients.discard(client)
         self._unsubscribe.pop(client, lambda: None)()
+        for color in client.tokens:
+            if not self.connected(color):
+                self.left_at[color.label] = now
         return True
+
+    def away(self, now: float) -> dict[str, float]:
+        """The people's seats no connection holds, and for how many seconds they have been empty."""
+        return {
+            label: max(0.0, now - at)
+            for label, at in self.left_at.items()
+            if self.rows[label].kind == "human" and not self.connected(COLORS[label])
+        }
 
     def presence_frame(self) -> dict[str, Any]:
         """Who is here: the number of watchers and, per seat, whether someone sits there."""

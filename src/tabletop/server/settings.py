@@ -45,7 +45,9 @@ class Settings:
     the worker pool with the engines loaded before the server takes its first request, so that the
     first computer move costs no more than the next (``tabletop serve`` turns it on; an app made
     for a test leaves it off and loads an engine in the worker on first use).  Moves are committed
-    by the store's writer process (see :class:`~tabletop.server.store.SqlStore`), which has no setting."""
+    by the store's writer process (see :class:`~tabletop.server.store.SqlStore`), which has no setting.
+    ``away_timeout``: seconds a player of an online game may be gone (no connection holds their
+    seat) before the other player may claim the win or call the game off."""
 
     database: str = "sqlite:///:memory:"
     redis: str | None = None
@@ -58,3 +60,4 @@ class Settings:
     allow_engines: bool = False
     profile: bool = False
     warm_workers: bool = False
+    away_timeout: float = 60.0

@@ -19,6 +19,8 @@
 //   import.js    open a record;  mygames.js: the games of this browser;  sound.js: tones, mute
 //   account.js   sign up, in and out (the top bar);  lobby.js: seeks and Play now
 //   player.js    a player's page and a pool's leaderboard
+//   away.js      an opponent who left: the countdown, claiming the win, aborting
+//   live.js      the games being played, to watch (start page and lobby)
 
 import { initTheme } from "/web/theme.js";
 import { initStart } from "/web/start.js";

@@ -11,6 +11,7 @@ import { positionText } from "/web/replay.js";
 import { render } from "/web/render.js";
 import { askOrWait, closeRequest, gameEnded, showHint } from "/web/result.js";
 import { eventSound } from "/web/sound.js";
+import { setAway } from "/web/away.js";
 
 export function onFrame(frame) {
   switch (frame.type) {
@@ -29,6 +30,7 @@ export function onFrame(frame) {
       break;
     case "watchers":
       game.watchers = frame.count ?? frame.watchers;
+      if (frame.away) setAway(frame.away);
       if (frame.seats && game.room && game.room.seats) {
         for (const [color, connected] of Object.entries(frame.seats)) {
           const seat = game.room.seats[color];
@@ -113,6 +115,7 @@ function onEvent(event, version) {
         room.clocks = event.clocks;
         game.clocksAt = performance.now();
       }
+      if ("clock_running" in event) room.clock_running = event.clock_running;
       game.thinking = null;
       if (mine(actorOf(room))) clearNote("turn"); // "wait, it is the computer's turn" no longer holds
       if (event.passing) announcePass(room.turn);
@@ -126,6 +129,7 @@ function onEvent(event, version) {
       room.outcome = event.outcome;
       room.turn = null;
       room.legal = [];
+      room.clock_running = null;
       game.thinking = null;
       endClocks(event);
       clearNote("turn");
@@ -196,6 +200,7 @@ function onEvent(event, version) {
 function movePlayed(event) {
   const room = game.room;
   room.moves = [...(room.moves || []), event.move];
+  if (room.moved && event.color) room.moved = { ...room.moved, [event.color]: true }; // until both have, either may abort
   room.legal = []; // until the turn_changed that follows says what may be played next
   game.awaitingTurn = true; // the move's turn_changed or game_ended is a separate frame
   game.sentAt = null; // the move this page sent, if any, is this one or was overtaken by it

@@ -11,6 +11,7 @@ import { api, saveSeat } from "/web/net.js";
 import { gameTitle } from "/web/state.js";
 import { openDialog } from "/web/account.js";
 import { nameColours, poolLabel } from "/web/names.js";
+import { initLive } from "/web/live.js";
 import { withBotMark } from "/web/bots.js";
 
 // the pools offered in the leaderboard menu (any pool a seek shows is added to it)
@@ -25,6 +26,7 @@ const lobby = {
   delay: 500,
   waiting: null, // {seek, computer, timer}: a Play now seek that waits
   leaving: false,
+  refreshLive: null, // reads the games being played again (a taken seek starts one)
 };
 
 /** "Reversi 8×8", "Gomoku renju 15×15", "Tic-tac-toe". */
@@ -155,6 +157,7 @@ function onFrame(frame) {
     lobby.seeks.set(frame.seek.id, frame.seek);
   } else if (frame.type === "lobby" && (frame.event === "seek_taken" || frame.event === "seek_cancelled")) {
     lobby.seeks.delete(frame.id);
+    if (frame.event === "seek_taken" && lobby.refreshLive) lobby.refreshLive(); // its game has begun
     if (frame.event === "seek_taken" && lobby.mine.has(frame.id)) collect(frame.id);
     else if (lobby.waiting && lobby.waiting.seek.id === frame.id) stopWaiting();
   } else {
@@ -329,6 +332,7 @@ export function initLobby(account) {
   for (const pool of POOLS) addPool(pool);
   pools.addEventListener("change", syncLeaderboardLink);
   syncForm();
+  lobby.refreshLive = initLive("watch-list", { noneId: "no-live" });
   let settled = false;
   let seen = null;
   account.watch((name) => {

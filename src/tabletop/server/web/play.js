@@ -10,6 +10,7 @@ import { render, tickClocks } from "/web/render.js";
 import { bindControls } from "/web/controls.js";
 import { bindTimeClaim } from "/web/claim.js";
 import { initAnalysis } from "/web/analysis.js";
+import { bindAway, renderAway } from "/web/away.js";
 
 /** Whether every human seat of the room is taken (false when that cannot be read: the
  * join that follows then says what is wrong). */
@@ -48,6 +49,7 @@ export async function initPlay(roomId) {
   }
   if (invite) history.replaceState(null, "", `/play/${encodeURIComponent(roomId)}`);
   bindControls();
+  bindAway();
   bindTimeClaim();
   try {
     setRoom(await api("GET", `/api/rooms/${encodeURIComponent(roomId)}`));
@@ -66,7 +68,10 @@ export async function initPlay(roomId) {
     currentVersion: () => (game.room ? game.room.version : null),
   });
   game.conn.open();
-  setInterval(tickClocks, 250);
+  setInterval(() => {
+    tickClocks();
+    renderAway(); // the countdown to ending a game the opponent left
+  }, 250);
   addEventListener("resize", () => requestAnimationFrame(render)); // a phone turned sideways
   window.tabletop = game; // lets tests and curious users look inside
 }

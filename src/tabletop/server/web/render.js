@@ -11,6 +11,7 @@ import { markPly } from "/web/graph.js";
 import { renderTimeClaim } from "/web/claim.js";
 import { bestHints, markMove, renderAnalysis } from "/web/analysis.js";
 import { ghostStone, tapTwice, tapTwiceOffered } from "/web/moves.js";
+import { abortable, renderAway } from "/web/away.js";
 import { renderOpening } from "/web/opening.js";
 import { withBotMark } from "/web/bots.js";
 
@@ -57,6 +58,7 @@ export function render() {
   renderReview();
   renderTimeClaim();
   renderAnalysis();
+  renderAway();
   document.title = `tabletop — ${gameTitle(room.game)}`;
 }
 
@@ -148,10 +150,12 @@ function renderStatus() {
       text = `${colorName(actor)} to move`;
     }
     if (game.thinking || (isComputer(actor) && !mine(actor))) text += " — the computer is thinking…";
-    else if (mine(actor) && !isLocal() && !seatsFilled()) {
-      text += room.clocks ? " — your move; the clocks start when your opponent joins" : " — your move; your opponent has not joined yet";
+    else if (mine(actor) && !isLocal() && !seatsFilled()) text += " — your move; your opponent has not joined yet";
+    else if (mine(actor) && !isLocal()) {
+      text += " — your turn";
+      // online, a side's clock waits for that side's first move
+      if (room.clocks && room.moved && !room.moved[actor]) text += "; your clock starts with your first move";
     }
-    else if (mine(actor) && !isLocal()) text += " — your turn";
     else if (!mine(actor) && isPlayer() && !isLocal()) text += " — waiting for your opponent";
   }
   if (room.game === "reversi" && !room.outcome) {
@@ -261,6 +265,7 @@ function renderControls() {
   $("rematch").hidden = !player;
   $("rematch").disabled = !over;
   $("takeback").disabled = over || !(room.moves || []).length;
+  $("abort").hidden = !player || local || over || !abortable();
   $("draw").disabled = over;
   $("show-legal-box").hidden = room.game !== "reversi" || over;
   $("tap-twice-box").hidden = !tapTwiceOffered();
@@ -307,12 +312,14 @@ export function tickClocks() {
     let left = room.clocks[color];
     if (typeof left !== "number") continue;
     game.clockMax = Math.max(game.clockMax, left);
-    if (running && actorOf(room) === color) left = Math.max(0, left - elapsed);
+    // the server names the clock that runs (online, a side's clock waits for its first move)
+    const runs = "clock_running" in room ? room.clock_running === color : running && actorOf(room) === color;
+    if (runs) left = Math.max(0, left - elapsed);
     const el = $(`player-${color}`).querySelector(".clock");
     el.textContent = clockText(left);
     const low = left <= lowTime();
     el.classList.toggle("low", low);
-    const ticking = running && actorOf(room) === color && !room.outcome;
+    const ticking = runs && !room.outcome;
     if (low && left > 0 && ticking && !game.lowWarned.has(color) && mine(color)) {
       game.lowWarned.add(color);
       say(`${colorName(color)}: ${Math.ceil(left)} seconds left.`, 6000, "error");

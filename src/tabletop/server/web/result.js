@@ -67,6 +67,7 @@ const REASONS = {
   resign: "by resignation",
   time: "on time",
   agreement: "by agreement",
+  abandoned: "by abandonment",
   forbidden: "by Black's forbidden move",
   draw: "",
 };
@@ -74,7 +75,8 @@ const REASONS = {
 export function resultWords(outcome) {
   const room = game.room;
   let title;
-  if (!outcome.winner) title = outcome.reason === "agreement" ? "Draw by agreement" : "Draw";
+  if (outcome.reason === "aborted") title = "Game aborted";
+  else if (!outcome.winner) title = outcome.reason === "agreement" ? "Draw by agreement" : "Draw";
   else title = `${colorName(outcome.winner)} wins`;
   let detail = "";
   if (room.game === "reversi" && Array.isArray(outcome.score) && outcome.reason === "discs") {
@@ -150,6 +152,10 @@ function emptiesToWinner(outcome) {
 }
 
 function resultLine(outcome) {
+  if (outcome.reason === "aborted") return "No result: the game was called off, and it is not rated.";
+  if (outcome.winner && outcome.reason === "abandoned") {
+    return `Result ${outcome.winner === "black" ? "1–0" : "0–1"}: the other player left the game.`;
+  }
   if (!outcome.winner) return "Result ½–½.";
   return outcome.winner === "black" ? "Result 1–0." : "Result 0–1.";
 }

@@ -8,6 +8,7 @@ import { game, lastPlacement } from "/web/state.js";
 import { render } from "/web/render.js";
 import { gameEnded } from "/web/result.js";
 import { setupExport } from "/web/record.js";
+import { setAway } from "/web/away.js";
 
 export function setRoom(state) {
   const previous = game.room;
@@ -23,6 +24,7 @@ export function setRoom(state) {
   if (game.room.clocks) game.clocksAt = performance.now();
   if (typeof state.watchers === "number") game.watchers = state.watchers;
   if ("thinking" in state) game.thinking = state.thinking || null;
+  if ("away" in state) setAway(state.away);
   if (state.watchers && typeof state.watchers.count === "number") game.watchers = state.watchers.count;
   if (!game.room.outcome) game.resultShown = false;
   if (!game.focus) game.focus = centreSquare();

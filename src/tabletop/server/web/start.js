@@ -1,10 +1,11 @@
-// The start screen: the new-game form (POST /api/rooms) and the lobby of listed
-// online games waiting for a player.
+// The start screen: the new-game form (POST /api/rooms), the lobby of listed
+// online games waiting for a player, and the games being played (live.js).
 
 import { $ } from "/web/dom.js";
 import { api, saveSeat } from "/web/net.js";
 import { gameTitle } from "/web/state.js";
 import { levelStrength, loadLevels, nameColours } from "/web/names.js";
+import { initLive } from "/web/live.js";
 
 export function initStart() {
   $("start-view").hidden = false;
@@ -47,6 +48,7 @@ export function initStart() {
     }
   });
   loadLobby();
+  initLive("live-list", { boxId: "live" });
 }
 
 const CHOICES_KEY = "tabletop.start";

@@ -23,6 +23,8 @@ export const game = {
   focus: null,
   thinking: null,
   watchers: null,
+  away: {}, // the seats whose player has left a live online game: seconds until it may be ended (away.js)
+  awayAt: 0, // when those seconds were read
   clocksAt: 0,
   messageTimer: null,
   hintTimer: null,
