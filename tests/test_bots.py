@@ -7,6 +7,7 @@ one across a restart of the server, and the ratings and records agree with the g
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -22,6 +23,8 @@ from websockets.sync.client import connect
 
 from tabletop.ratings import DEFAULT, rate_game
 from tabletop.server.app import create_app
+from tabletop.server.bots import Challenges, EventStream
+from tabletop.server.lobby import LOBBY_CHANNEL
 from tabletop.server.settings import Settings
 from test_lobby import PASSWORD, Players
 from test_web import _free_port, _wait_until_serving
@@ -237,3 +240,47 @@ def test_our_engines_play_as_bots_against_a_person_through_a_restart_and_the_rat
             except subprocess.TimeoutExpired:
                 process.kill()
         server.stop()
+
+
+def test_the_event_stream_tells_a_bot_of_its_challenge_the_game_each_move_and_the_end(players: Players) -> None:
+    """The stream's lines, read in the server's own loop (the app's TestClient portal)."""
+    client = players.client
+    players.sign_up("streamer")
+    token = players.as_("streamer").post("/api/account/bot").json()["token"]
+    bearer = {"authorization": f"Bearer {token}"}
+    app = client.app
+    me = client.portal.call(app.state.accounts.find, "streamer")
+    challenges = Challenges(app.state.hub)
+    lines = EventStream(app.state.hub, challenges, me, LOBBY_CHANNEL).lines()
+
+    def next_line(kind: str) -> dict[str, Any]:
+        """The next line of ``kind`` (keep-alives and other kinds skipped)."""
+        for _ in range(20):
+            text = client.portal.call(asyncio.wait_for, lines.__anext__(), 10)
+            line = json.loads(text) if text.strip() else {}
+            if line.get("type") == kind:
+                return dict(line)
+        raise AssertionError(f"no {kind} line")
+
+    made = players.as_("ann").post("/api/challenges", json={"to": "streamer", "game": "tictactoe",
+                                                             "color": "black"}).json()
+    assert next_line("challenge")["challenge"]["id"] == made["id"]
+    accepted = client.post(f"/api/challenges/{made['id']}/accept", headers=bearer)
+    assert accepted.status_code == 200, accepted.text
+    started = next_line("game_started")
+    room = accepted.json()["room"]
+    assert started["room"] == room and started["color"] == "white" and started["state"]["moves"] == []
+    ann = players.as_("ann").post(f"/api/rooms/{room}/seat").json()["token"]
+    with client.websocket_connect(f"/api/rooms/{room}/ws") as black, \
+            client.websocket_connect(f"/api/rooms/{room}/ws") as white:
+        for ws, seat_token in ((black, ann), (white, started["token"])):  # the stream's token opens the seat
+            ws.send_json({"type": "hello", "token": seat_token})
+            assert ws.receive_json()["you"] == (["black"] if ws is black else ["white"])
+        black.send_json({"type": "move", "move": "b2", "seq": 1})
+        assert next_line("game_state")["state"]["moves"] == ["b2"]
+        white.send_json({"type": "move", "move": "a1", "seq": 2})
+        assert next_line("game_state")["state"]["moves"] == ["b2", "a1"]
+        black.send_json({"type": "resign"})
+        ended = next_line("game_ended")
+    assert ended["room"] == room and ended["outcome"]["winner"] == "white"
+    client.portal.call(lines.aclose)

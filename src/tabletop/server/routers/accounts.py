@@ -108,13 +108,12 @@ AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 
 
 def session_token(request: Request) -> str | None:
-    """The session token of a request: its cookie, else ``Authorization: Bearer TOKEN`` (a bot's
-    API token, or any program's that signed in)."""
-    cookie = request.cookies.get(COOKIE)
-    if cookie:
-        return cookie
+    """The session token of a request: ``Authorization: Bearer TOKEN`` (a bot's API token, or any
+    program's that signed in), which a browser never sends by itself, else the session cookie."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return request.cookies.get(COOKIE)
 
 
 async def maybe_signed_in(request: Request, accounts: AccountsDep) -> Player | None:
