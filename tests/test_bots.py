@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from websockets.sync.client import connect
 
@@ -26,6 +27,7 @@ from tabletop.server.app import create_app
 from tabletop.server.bots import Challenges, EventStream
 from tabletop.server.lobby import LOBBY_CHANNEL
 from tabletop.server.settings import Settings
+from tabletop.server.store import players_table, ratings_table
 from test_lobby import PASSWORD, Players
 from test_web import _free_port, _wait_until_serving
 
@@ -82,6 +84,18 @@ def test_a_bot_never_seeks_nor_plays_now_nor_takes_a_seek_of_play_now(players: P
     assert state["players"]["white"]["bot"] is True and state["players"]["black"]["bot"] is False
     page = players.as_(None).get("/api/players/robo").json()
     assert page["bot"] is True and page["games"][0]["white_bot"] is True and page["games"][0]["black_bot"] is False
+
+
+def test_a_bot_on_a_leaderboard_is_marked(players: Players) -> None:
+    """Ten rated games are written as the results would have written them, for the board to list it."""
+    store = players.client.app.state.hub.store
+    with store.engine.begin() as conn:
+        robo = conn.execute(sa.select(players_table.c.id).where(players_table.c.name == "robo")).scalar_one()
+        conn.execute(ratings_table.insert().values(player_id=robo, pool="gomoku-renju-classical", rating=1600.0,
+                                                   deviation=80.0, volatility=0.06, games=10, wins=7, draws=0,
+                                                   losses=3))
+    board = players.as_(None).get("/api/leaderboard/gomoku-renju-classical").json()["players"]
+    assert [(p["name"], p["bot"]) for p in board] == [("robo", True)]
 
 
 def test_a_challenge_is_answered_once_by_the_challenged_player_only(players: Players) -> None:

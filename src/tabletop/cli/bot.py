@@ -6,7 +6,7 @@ on the room's socket with the seat token of its ``game_started`` line, as a brow
 the room's state when the turn changes, gives the position to its engine (a process of its own per
 game, the manager-side clients of :mod:`tabletop.protocols`) and sends the move with its ply as
 ``seq``, so a move sent again after a reconnection is not played twice.  Draw offers and takeback
-requests are declined.
+requests are declined; an engine that fails on a game three times in a row resigns it.
 
 A dropped connection is retried every few seconds, the stream's and each game's alike; on each new
 stream connection the server sends ``game_started`` again for every game in progress with a fresh
@@ -31,6 +31,7 @@ log = logging.getLogger("tabletop.bot")
 
 ENGINES = {"nboard": ("reversi",), "gomocup": ("gomoku",)}
 RETRY = 2.0  # seconds between tries to reconnect
+ENGINE_TRIES = 3  # an engine failing this many times in a row on one game resigns it
 STREAM_SILENCE = 30.0  # seconds without a line (the server sends one every 10) before the stream is dropped
 
 
@@ -86,6 +87,7 @@ class Game:
         self.token_changed = threading.Event()
         self.done = threading.Event()
         self.player: Any = None
+        self.engine_failures = 0  # in a row
         self.thread = threading.Thread(target=self._run, name=f"game {room}", daemon=True)
 
     def new_token(self, token: str) -> None:
@@ -157,7 +159,15 @@ class Game:
         board = new_board(state["game"], state.get("options") or {}, state.get("start_position"))
         for text in state["moves"]:
             board.push(text)
-        move = self.player.choose(board, Limit(seconds=move_seconds(state, self.color, self.bot.seconds)))
+        try:
+            move = self.player.choose(board, Limit(seconds=move_seconds(state, self.color, self.bot.seconds)))
+        except Exception as exc:
+            self.engine_failures += 1
+            if self.engine_failures >= ENGINE_TRIES:  # an engine that cannot play this game resigns it
+                self.bot.out(f"game {self.room}: the engine failed {ENGINE_TRIES} times ({exc}); resigning")
+                ws.send(json.dumps({"type": "resign"}))
+            raise
+        self.engine_failures = 0
         ws.send(json.dumps({"type": "move", "move": str(move), "seq": len(state["moves"]) + 1}))
 
 
