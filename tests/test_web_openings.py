@@ -59,6 +59,8 @@ def test_the_opening_is_named_in_play_and_in_review(page: Page, base_url: str) -
     page.get_by_label("Paste an SGF, GGF, PSQ or OBF record").fill(sgf)
     page.get_by_role("button", name="Read the record").click()
     expect(page.locator("#import-summary")).to_contain_text("tabletop game at one screen, 20")
+    page.locator("#import-summary").scroll_into_view_if_needed()
+    shot(page, "opening-import-facts")
 
     # a renju game's review names its opening from the third stone on, under any symmetry
     made = httpx.post(base_url + "/api/rooms", json={
