@@ -146,6 +146,8 @@ def test_a_returning_player_stops_the_countdown_and_a_game_one_side_has_not_move
     text = result_dialog(page)
     assert "Game aborted" in text and "not rated" in text
     assert api(base_url, "GET", f"/api/rooms/{room_id}")["outcome"]["reason"] == "aborted"
+    page.goto(base_url + "/")  # this browser's games say so too
+    expect(page.locator(f'#my-games-list li[data-room="{room_id}"]')).to_contain_text("aborted, no result")
 
 
 # ------------------------------------------------------------------ games to watch

@@ -69,7 +69,10 @@ function resultText(room, colors) {
     if (colors.length === 1 && turn === colors[0]) return `your move (after ${ply} moves)`;
     return `in progress, ${ply} ${ply === 1 ? "move" : "moves"}`;
   }
-  const score = room.game === "reversi" && outcome.score ? ` ${outcome.score[0]}–${outcome.score[1]}` : "";
+  if (outcome.reason === "aborted") return "aborted, no result";
+  // a game won because the other player left has no disc count to show
+  const counted = room.game === "reversi" && outcome.score && outcome.reason !== "abandoned";
+  const score = counted ? ` ${outcome.score[0]}–${outcome.score[1]}` : "";
   if (!outcome.winner) return `draw${score}`;
   if (colors.length === 1) return `${outcome.winner === colors[0] ? "won" : "lost"}${score}`;
   return `${sideName(room, outcome.winner)} won${score}`;
