@@ -190,3 +190,17 @@ def test_a_seat_is_taken_back_only_by_its_player_and_the_old_token_stops(shared:
         while (f := ws.receive_json())["type"] != "error":
             assert f["type"] != "state" or f["you"] == []  # seated nowhere
         assert f["code"] == "bad_token"
+
+
+def test_a_player_leaving_the_lobby_keeps_their_correspondence_seek_and_loses_the_others(
+    shared: tuple[Wall, Players]
+) -> None:
+    _, players = shared
+    client = players.client
+    slow = players.as_("carol").post("/api/seeks", json={"game": "gomoku", "clock": {"days": 7}}).json()
+    fast = players.as_("carol").post("/api/seeks", json={"game": "gomoku", "clock": {"initial": 60}}).json()
+    carol = client.portal.call(client.app.state.accounts.find, "carol")
+    assert client.portal.call(client.app.state.lobby.cancel, carol) == [fast["id"]]  # as when her last socket closes
+    assert [s["id"] for s in client.get("/api/seeks").json()["seeks"] if s["player"] == "carol"] == [slow["id"]]
+    assert slow["pool"] == "gomoku-freestyle-correspondence"
+    players.as_("carol").delete(f"/api/seeks/{slow['id']}")
