@@ -4,22 +4,15 @@ as it is played, and the review names the opening of each position it steps to."
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from test_server import Server
 from test_web import (  # noqa: F401  (fixtures are found by name)
-    ARTIFACTS,
-    ROOT,
-    _free_port,
-    _wait_until_serving,
     browser,
     context,
     page,
@@ -34,31 +27,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.ma
 
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """test_web's server, started with cold workers: nothing here asks the computer for a move,
-    and loading the engines first would double the time the server takes to answer."""
-    given = os.environ.get("TABLETOP_WEB_BASE_URL")
-    if given:
-        _wait_until_serving(given + "/", None)
-        yield given.rstrip("/")
-        return
-    port = _free_port()
-    database = tmp_path_factory.mktemp("web-openings") / "web.db"
-    command = [str(Path(sys.executable).with_name("tabletop")), "serve", "--host", "127.0.0.1", "--port", str(port),
-               "--database", f"sqlite:///{database}", "--cold-workers"]
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = ARTIFACTS / f"server-{port}.log"
-    with log.open("wb") as out:  # a file: an unread pipe fills up and freezes the server
-        process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    """A server whose workers start cold (test_server's): nothing here asks the computer for a
+    move, and loading the engines first about doubles the time the server takes to answer."""
+    server = Server(tmp_path_factory.mktemp("web-openings") / "web.db")
     try:
-        _wait_until_serving(f"http://127.0.0.1:{port}/", process, log)
-        yield f"http://127.0.0.1:{port}"
+        yield server.url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        server.stop()
 
 
 def test_the_opening_is_named_in_play_and_in_review(page: Page, base_url: str) -> None:
