@@ -201,6 +201,11 @@ def test_a_rated_games_export_names_the_players_ratings_pool_date_clock_and_how_
                 assert tags["opening"] == ("Perpendicular Opening" if game == "reversi" else "Kagetsu (4D)"), fmt
             assert record.result == "B+R" and record.termination() == "resign", fmt
             assert record.moves == moves and record.options == options, fmt
+    # a correspondence game's clock, in words where the format has no number for it
+    made = players.client.post("/api/rooms", json={"game": "reversi", "mode": "local", "clock": {"days": 3}})
+    assert made.status_code == 201, made.text
+    sgf = players.client.get(f"/api/rooms/{made.json()['room']}/record", params={"format": "sgf"}).text
+    assert "OT[3 days a move]" in sgf and "EV[tabletop game at one screen]" in sgf, sgf
 
 
 @pytest.mark.parametrize(

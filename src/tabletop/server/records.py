@@ -77,7 +77,8 @@ def room_tags(room: Room) -> dict[str, str]:
     tags["place"] = "tabletop"
     clock = room.record.clock
     if clock and clock.get("days") is not None:
-        tags["time_control"] = f"{float(clock['days']):g} days a move"
+        days = float(clock["days"])
+        tags["time_control"] = f"{days:g} day{'' if days == 1 else 's'} a move"  # correspondence
     elif clock:
         tags["time_control"] = records.time_control_text(
             float(clock.get("initial", 300)), float(clock.get("increment", 0))
