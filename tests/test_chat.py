@@ -178,9 +178,12 @@ def test_guest_spectators_get_a_handle_from_their_browsers_key_that_nobody_else_
         two.send_json({"type": "chat", "text": "second", "guest": "g" * 16})
         one.send_json({"type": "chat", "text": "third"})  # a page that keeps no key gets one per connection
         two.send_json({"type": "chat", "text": "fourth"})
-        authors = [m["author"] for _ in range(4) for m in until(one, is_chat)["messages"]]
+        frames = [until(one, lambda f: f["type"] in ("chat", "chat_sent")) for _ in range(6)]
+    authors = [m["author"] for f in frames if f["type"] == "chat" for m in f["messages"]]
     assert authors[0] == guest_handle(GUEST_KEY) and authors[1] == guest_handle("g" * 16)
     assert len(set(authors)) == 4 and all(a.startswith("guest-") for a in authors)
+    # the sender is told which author it writes as (its page offers no mute of itself)
+    assert [f["author"] for f in frames if f["type"] == "chat_sent"] == [authors[0], authors[2]]
 
 
 def test_the_chat_is_read_back_from_the_database_by_a_fresh_server(

@@ -11,6 +11,7 @@ import { render } from "/web/render.js";
 import { bindControls } from "/web/controls.js";
 import { showPly, shownPly } from "/web/review.js";
 import { plyAt } from "/web/graph.js";
+import { initChat } from "/web/chat.js";
 
 const SIGNS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 const NS = "http://www.w3.org/2000/svg";
@@ -245,5 +246,6 @@ export async function initReview(roomId) {
     return;
   }
   window.tabletop = game;
+  initChat(true); // the players' and the spectators' chat, read-only
   await initAnalysis();
 }

@@ -11,6 +11,7 @@ import { positionText } from "/web/replay.js";
 import { render } from "/web/render.js";
 import { askOrWait, closeRequest, gameEnded, showHint } from "/web/result.js";
 import { eventSound } from "/web/sound.js";
+import { onChat } from "/web/chat.js";
 import { setAway } from "/web/away.js";
 
 export function onFrame(frame) {
@@ -42,8 +43,12 @@ export function onFrame(frame) {
       }
       render();
       break;
+    case "chat":
+    case "chat_sent":
+      onChat(frame);
+      break;
     case "error":
-      onError(frame);
+      if (!onChat(frame)) onError(frame); // a refused chat message is told under the chat
       break;
     default:
       break;

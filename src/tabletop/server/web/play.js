@@ -10,6 +10,7 @@ import { render, tickClocks } from "/web/render.js";
 import { bindControls } from "/web/controls.js";
 import { bindTimeClaim } from "/web/claim.js";
 import { initAnalysis } from "/web/analysis.js";
+import { initChat } from "/web/chat.js";
 import { bindAway, renderAway } from "/web/away.js";
 
 /** Whether every human seat of the room is taken (false when that cannot be read: the
@@ -68,6 +69,7 @@ export async function initPlay(roomId) {
     currentVersion: () => (game.room ? game.room.version : null),
   });
   game.conn.open();
+  initChat();
   setInterval(() => {
     tickClocks();
     renderAway(); // the countdown to ending a game the opponent left

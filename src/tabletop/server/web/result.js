@@ -9,6 +9,7 @@ import { analysisShown } from "/web/analysis.js";
 import { showPly } from "/web/review.js";
 import { game, COLORS, SQUARE, colorName, counts, isComputer, isLocal, isPlayer, mine } from "/web/state.js";
 import { render, signed } from "/web/render.js";
+import { chatGameOver } from "/web/chat.js";
 
 export function askOrWait(color, kind) {
   const other = color === "black" ? "white" : "black";
@@ -100,6 +101,7 @@ export function resultWords(outcome) {
 
 export function gameEnded() {
   const outcome = game.room.outcome;
+  if (outcome) chatGameOver(); // both chats are open to everyone once the game is over
   if (!outcome || game.resultShown) return;
   game.resultShown = true;
   closeRequest();
