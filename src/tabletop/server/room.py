@@ -293,23 +293,6 @@ class Room:
             await self.hub.bus.publish(self.id, broadcast)  # under the lock: a client greeted meanwhile has it once
         client.send(frame("chat_sent", author=who.author))  # the sender's page knows its own messages
 
-    async def say(self, client: Client, text: str, guest: str | None, account: str | None) -> None:
-        """A chat message from ``client`` (``guest``: its browser's key; ``account``: its signed-in
-        name): checked, stored and sent to the room by :mod:`.chat`."""
-        async with self.lock:
-            await self.ensure_players()
-            players = self.players_view() or {}
-            who = self.chat.speaker(
-                client,
-                mode=self.record.mode,
-                seats=[(c.label, self.seats.row_label(c.label)) for c in client.colors],
-                names={c: str(players[c]["name"]) for c in COLORS if isinstance(players.get(c), dict)},
-                guest=guest,
-                account=account,
-            )
-            broadcast = await self.chat.post(self.hub.store, who, text, client, over=self.match.is_over())
-            await self.hub.bus.publish(self.id, broadcast)  # under the lock: a client greeted meanwhile has it once
-
     async def leave(self, client: Client) -> None:
         if not self.seats.leave(client, self.hub.now()):
             return
