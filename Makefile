@@ -42,25 +42,35 @@ system-deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-lint: setup
+## inside `make test` the checks below run side by side after one setup (SETUP_DONE=1); alone,
+## each sets up first
+NEEDS_SETUP := $(if $(SETUP_DONE),$(STAMP),setup)
+
+lint: $(NEEDS_SETUP)
 	$(BIN)/ruff check src tests benchmarks
 
-typecheck: setup
+typecheck: $(NEEDS_SETUP)
 	$(BIN)/mypy src
 
-unit: setup
-	$(BIN)/pytest -q -n 2 --dist loadfile --durations=10
+## most tests wait on servers, browsers and subprocesses rather than compute: three workers keep
+## two cores busy. The kernels' own tests run in the bounds-checked pass below instead.
+WORKERS ?= 3
+unit: $(NEEDS_SETUP)
+	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile --durations=10 $(addprefix --ignore=,$(BOUNDS_TESTS))
 
-## the kernels' tests again with numba's bounds checking on (an index past an array's end raises
-## instead of writing over memory), compiled into a cache folder of their own
+## the kernels' tests, run with numba's bounds checking on (an index past an array's end raises
+## instead of writing over memory), every kernel compiled into a cache folder of its own first
 BOUNDS_TESTS := tests/test_kernel_bounds.py tests/test_vcf.py tests/test_vct.py tests/test_threats_budget.py \
 	tests/test_gomoku_search.py tests/test_gomoku_forbidden_kernel.py tests/test_envs_vector.py
-bounds: setup
-	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/build/numba-boundscheck TABLETOP_BOUNDSCHECK=1 \
-	  $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile $(BOUNDS_TESTS)
+BOUNDS_ENV := NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/build/numba-boundscheck TABLETOP_BOUNDSCHECK=1
+bounds: $(NEEDS_SETUP)
+	$(BOUNDS_ENV) $(BIN)/python -m tabletop.cli.warmup
+	$(BOUNDS_ENV) $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile $(BOUNDS_TESTS)
 
-## make test: set up, install what the tests need, run linters and every test
-test: setup system-deps lint typecheck unit bounds
+## make test: set up and install what the tests need, then the linters, the type check, the tests
+## and the bounds-checked pass side by side (each one's output printed whole when it ends)
+test: setup system-deps
+	$(MAKE) --no-print-directory -j4 --output-sync=target SETUP_DONE=1 lint typecheck unit bounds
 
 ## make screenshots: rerun the browser tests that write docs/screenshots/ (a test run leaves them alone)
 screenshots: setup system-deps
