@@ -178,7 +178,7 @@ class RoomChat:
     def _check(self, who: Speaker, text: str, connection: object, now: float) -> str:
         """The cleaned text, or a refusal that names the rule broken."""
         cleaned = clean(text)
-        if not cleaned:
+        if all(unicodedata.category(ch) == "Cf" for ch in cleaned):  # nothing, or only invisible characters
             raise RoomError("chat_empty", "a chat message needs some text")
         if len(cleaned) > MAX_LENGTH:
             raise RoomError(
