@@ -1,9 +1,10 @@
 """Bot accounts, challenges and the bot's event stream (server/bots.py, routers/bots.py, cli/bot.py).
 
-The account rules through the app (TestClient); then, end to end with real processes, a ``tabletop
-serve`` and our own engines connected by ``tabletop bot`` (``tabletop engine nboard`` and ``tabletop
-engine gomocup`` behind them) play rated games against a person over the API and the room sockets,
-one across a restart of the server, and the ratings and records agree with the games played."""
+The account rules and the stream's lines through the app (TestClient); then, end to end with real
+processes, a ``tabletop serve`` and our own engines connected by ``tabletop bot`` (``tabletop engine
+nboard`` and ``tabletop engine gomocup`` behind them) play rated games against a person over the API
+and the room sockets: Reversi across a restart of the server (20 plies, then the person resigns, to
+keep the test short), Gomoku to its five; the ratings and records agree with the games played."""
 
 from __future__ import annotations
 
@@ -187,6 +188,16 @@ class Person:
                     time.sleep(0.05)
         raise AssertionError(f"the game in {room} did not end in {seconds} s")
 
+    def resign(self, room: str) -> dict[str, Any]:
+        """Resign the person's game in ``room``; the state at its end."""
+        token = self.http.post(f"/api/rooms/{room}/seat").json()["token"]
+        with connect(f"ws://127.0.0.1:{self.server.port}/api/rooms/{room}/ws") as ws:
+            ws.send(json.dumps({"type": "hello", "token": token}))
+            ws.send(json.dumps({"type": "resign"}))
+            while (f := json.loads(ws.recv(timeout=30)))["type"] != "event" or f["event"]["kind"] != "game_ended":
+                assert f["type"] != "error", f
+        return dict(self.http.get(f"/api/rooms/{room}").json())
+
 
 def start_bot(server: Server, name: str, engine: str, folder: Path) -> tuple[subprocess.Popen[bytes], Path]:
     """Sign up ``name``, make it a bot, and connect ``engine`` to it with ``tabletop bot``."""
@@ -215,8 +226,10 @@ def test_our_engines_play_as_bots_against_a_person_through_a_restart_and_the_rat
         ann.play(reversi, until_ply=10)
         server.stop()
         server.start()  # the bot's stream and socket drop; it reconnects and goes on with its game
-        reversi_end = ann.play(reversi)
-        assert len(reversi_end["moves"]) > 10
+        # the bot's moves after the restart come from its reconnected stream and socket; then ann resigns
+        assert len(ann.play(reversi, until_ply=20)["moves"]) >= 20
+        reversi_end = ann.resign(reversi)
+        assert reversi_end["outcome"]["reason"] == "resign" and reversi_end["outcome"]["winner"] == "white"
 
         # Gomoku against the Gomocup engine
         gomoku = ann.challenge("rapfish", "gomoku")
