@@ -311,3 +311,12 @@ def test_the_event_stream_tells_a_bot_of_its_challenge_the_game_each_move_and_th
         ended = next_line("game_ended")
     assert ended["room"] == room and ended["outcome"]["winner"] == "white"
     client.portal.call(lines.aclose)
+
+
+def test_tabletop_bot_names_a_bad_engine_or_server_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.cli import main
+
+    assert main(["bot", "--server", "http://127.0.0.1:1", "--token", "t", "--engine", "uci:stockfish"]) == 2
+    assert 'error: --engine must be nboard:"COMMAND" or gomocup:"COMMAND"' in capsys.readouterr().err
+    assert main(["bot", "--server", "localhost:8000", "--token", "t", "--engine", "nboard:x"]) == 2
+    assert "--server must start with http://" in capsys.readouterr().err
