@@ -1,6 +1,7 @@
 # ruff: noqa: F811  (the fixtures imported from test_web are parameters of the tests below)
 """The chat of an online game in the browser (issue 44): two players and a spectator, each in a
-browser context of its own, against a real server (the fixtures and helpers of ``test_web.py``).
+browser context of its own, against a real server (``test_server.py``'s, with cold workers: no
+computer plays here) and with the browser and helpers of ``test_web.py``.
 
 Markup in a message shows as text; the length and rate limits are told under the chat; a mute
 hides a person's messages and survives a reload; the spectators' chat reaches the players only
@@ -9,15 +10,16 @@ after the game; the review page shows both.  Screenshots at 1280x800 and on a 39
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from test_server import Server
 from test_web import (  # noqa: F401
     STEP_TIMEOUT_MS,
     PageErrors,
-    base_url,
     browser,
     my_colors,
     shot,
@@ -26,6 +28,18 @@ from test_web import (  # noqa: F401
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose workers start cold (test_server's): nothing here asks the computer for a
+    move, and loading the engines first about doubles the time the server takes to answer."""
+    server = Server(tmp_path_factory.mktemp("web-chat") / "web.db")
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
 
 MARKUP = '<b>bold</b> <img src=x onerror="window.hacked=1">'
 
