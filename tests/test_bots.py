@@ -83,6 +83,8 @@ def test_a_bot_never_seeks_nor_plays_now_nor_takes_a_seek_of_play_now(players: P
     accepted = players.as_("robo").post(f"/api/seeks/{seek['id']}/accept").json()
     state = players.as_(None).get(f"/api/rooms/{accepted['room']}").json()
     assert state["players"]["white"]["bot"] is True and state["players"]["black"]["bot"] is False
+    live = [g for g in players.as_(None).get("/api/live").json()["games"] if g["room"] == accepted["room"]]
+    assert live and live[0]["white"]["bot"] is True and live[0]["black"]["bot"] is False
     page = players.as_(None).get("/api/players/robo").json()
     assert page["bot"] is True and page["games"][0]["white_bot"] is True and page["games"][0]["black_bot"] is False
 

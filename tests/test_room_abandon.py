@@ -315,7 +315,7 @@ def test_live_games_list_public_games_in_progress_rated_first_by_rating(players:
     mine = {strong, weak, casual, listed["room"], private["room"], waiting["room"]}
     games = [g for g in client.get("/api/live").json()["games"] if g["room"] in mine]  # other tests' games too
     assert [g["room"] for g in games] == [strong, weak, casual, listed["room"]]
-    assert games[0]["black"] == {"name": "alice", "rating": 1800, "display": "1800"}
+    assert games[0]["black"] == {"name": "alice", "bot": False, "rating": 1800, "display": "1800"}
     assert games[0]["watch"] == f"/play/{strong}" and games[0]["rated"] and not games[2]["rated"]
     assert games[3]["black"] is None and waiting["room"] not in {g["room"] for g in games}
     # a game that ends leaves the list; so does one nobody has touched for half an hour

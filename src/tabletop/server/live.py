@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from tabletop.ratings import MAX_DEVIATION, Rating
+from tabletop.server.bots import is_bot_column
 from tabletop.server.store import (
     actions_table,
     players_table,
@@ -76,10 +77,10 @@ def _order(game: dict[str, Any]) -> tuple[bool, float, float]:
 def _player(conn: Connection, player_id: str, pool: str) -> dict[str, Any]:
     """A player's name and rating in ``pool`` (a new rating when they have none there yet)."""
     row = conn.execute(
-        sa.select(players_table.c.name, ratings_table.c.rating, ratings_table.c.deviation)
+        sa.select(players_table.c.name, ratings_table.c.rating, ratings_table.c.deviation, is_bot_column())
         .select_from(players_table.outerjoin(ratings_table, sa.and_(
             ratings_table.c.player_id == players_table.c.id, ratings_table.c.pool == pool)))
         .where(players_table.c.id == player_id)
     ).mappings().one()
     rating = Rating() if row["rating"] is None else Rating(row["rating"], min(row["deviation"], MAX_DEVIATION))
-    return {"name": row["name"], "rating": round(rating.rating), "display": rating.display()}
+    return {"name": row["name"], "bot": bool(row["bot"]), "rating": round(rating.rating), "display": rating.display()}

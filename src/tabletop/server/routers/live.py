@@ -23,6 +23,7 @@ router = APIRouter(prefix="/api", tags=["lobby"])
 
 class LivePlayer(BaseModel):
     name: str
+    bot: bool = Field(False, description="a bot account, played by a program")
     rating: int = Field(description="the player's rating in the game's pool now, rounded")
     display: str = Field(description='the rating as shown: "1500?" while provisional')
 

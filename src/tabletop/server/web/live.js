@@ -10,7 +10,7 @@ import { clockText, variantText } from "/web/lobby.js";
 const EVERY_MS = 15000;
 
 function side(player, color, gameName) {
-  if (player) return `${player.name} (${player.display})`;
+  if (player) return `${player.bot ? "BOT " : ""}${player.name} (${player.display})`;
   if (gameName === "tictactoe") return color === "black" ? "X" : "O";
   return color === "black" ? "Black" : "White";
 }
