@@ -1,13 +1,14 @@
 # ruff: noqa: F811  (the fixtures imported from test_web are parameters of the tests below)
 """Browser check of bots and correspondence games (issue 45), in Debian's chromium against the
-module's ``tabletop serve`` of ``test_web.py``: a bot is marked where its name shows, and a
-correspondence game where it is the player's move is on the start page with its time left, and
-opens to the player's seat."""
+module's ``tabletop serve`` of ``test_web.py``: a bot is marked where its name shows, a
+correspondence game where it is the player's move is on the start page with its time left and
+opens to the player's seat, and a bot's page challenges it."""
 
 from __future__ import annotations
 
 import re
 import secrets
+import time
 
 import httpx
 import pytest
@@ -70,6 +71,20 @@ def test_a_correspondence_game_against_a_bot_is_on_the_start_page_and_the_bot_is
         shot(page, "bots-game-page")
         page.goto(f"{base_url}/@/bot{tag}")
         expect(page.locator("#player-title .bot-mark")).to_have_text("BOT")
+        # the bot's page offers a challenge; the bot (here the test, over the API) accepts it
+        page.get_by_role("button", name="Challenge this bot").click()
+        bearer = {"authorization": f"Bearer {token}"}
+        for _ in range(100):
+            waiting = [c for c in httpx.get(f"{base_url}/api/challenges", headers=bearer).json()["challenges"]
+                       if c["status"] == "open"]
+            if waiting:
+                break
+            time.sleep(0.1)
+        assert waiting and waiting[0]["challenger"]["name"] == f"pat{tag}" and waiting[0]["game"] == "reversi"
+        started = httpx.post(f"{base_url}/api/challenges/{waiting[0]['id']}/accept", headers=bearer).json()
+        page.wait_for_url(f"**/play/{started['room']}")
+        wait_ready(page)
+        expect(page.locator(".players .bot-mark")).to_have_count(1)
         assert errors == []
     finally:
         ctx.close()

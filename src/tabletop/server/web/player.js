@@ -7,6 +7,7 @@ import { $, showMissing } from "/web/dom.js";
 import { api, ApiError } from "/web/net.js";
 import { poolLabel, poolName } from "/web/names.js";
 import { botMark, withBotMark } from "/web/bots.js";
+import { initChallenge } from "/web/challenge.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const WIDTH = 320;
@@ -124,6 +125,7 @@ export async function initPlayer(name) {
   $("player-title").textContent = page.name;
   const mark = botMark(page.bot);
   if (mark) $("player-title").prepend(mark, " ");
+  initChallenge(page);
   document.title = `tabletop — ${page.name}`;
   $("player-meta").textContent = `Playing since ${new Date(page.created * 1000).toLocaleDateString()}`;
   const ratings = $("player-ratings");
