@@ -137,7 +137,7 @@ def test_a_watcher_on_one_process_sees_seeks_posted_taken_and_cancelled_on_the_o
     players.sign_up(one, "alice")
     players.sign_up(two, "bob")
     players.sign_up(one, "carol")
-    assert players.on(two, "alice").get("/api/session").json() == {"name": "alice"}  # one's session, on two
+    assert players.on(two, "alice").get("/api/session").json() == {"name": "alice", "bot": False}  # one's session, on two
     watcher = players.lobby(two)
     alice_present = players.lobby(one, "alice")  # alice is in the lobby on process one
     try:

@@ -159,7 +159,15 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
         # on a phone "Moves" follows the board closely: no empty lines kept for a message or watchers
         gap = guest.evaluate("() => document.querySelector('.moves-title').getBoundingClientRect().top"
                              " - document.querySelector('#board').getBoundingClientRect().bottom")
-        assert gap <= 24, f"{gap:.0f} px between the board and the move list's title"
+        between = guest.evaluate("""() => {
+            const top = document.querySelector('#board').getBoundingClientRect().bottom;
+            const end = document.querySelector('.moves-title').getBoundingClientRect().top;
+            return [...document.querySelectorAll('body *')].filter(e => {
+                const r = e.getBoundingClientRect();
+                return r.height > 0 && r.top >= top - 1 && r.bottom <= end + 1;
+            }).map(e => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().height)}px: ${(e.textContent || '').slice(0, 40)}`);
+        }""")
+        assert gap <= 24, f"{gap:.0f} px between the board and the move list's title: {between}"
         for control in ("Resign", "Undo", "Hint", "New game", "Analyse"):
             expect(guest.get_by_role("button", name=control, exact=True)).to_be_hidden()
         guest.locator("body").press("Home")
