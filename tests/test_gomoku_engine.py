@@ -353,7 +353,8 @@ def test_a_position_the_search_calls_lost_gets_a_move_the_threat_solvers_cannot_
 def test_level_10s_search_ranks_the_move_no_solver_refutes_first_in_the_lost_position() -> None:
     # level 10 (fours not extended) sees the loss of every move at eight plies, and j11 resists longest
     board = line_board("renju", ALL_LOST_BY_SEARCH)
-    analysis = GomokuEngine(replace(LEVELS[10], lost_vct=0)).analyse(board, Limit(depth=8))
+    # the depth decides, not the clock: level 10's 4 s reach eight plies only on an idle core
+    analysis = GomokuEngine(replace(LEVELS[10], lost_vct=0, seconds=120.0)).analyse(board, Limit(depth=8))
     assert analysis.depth == 8 and analysis.scores[0].score <= -900_000
     assert analysis.scores[0].move == board.parse_move("j11")
 
