@@ -165,7 +165,8 @@ class Person:
                 return str(seen["room"])
             assert seen["status"] == "open", seen
             time.sleep(0.1)
-        raise AssertionError(f"{to} did not accept the challenge")
+        logs = {log.name: log.read_text(errors="replace")[-2000:] for log in self.server.database.parent.glob("*.log")}
+        raise AssertionError(f"{to} did not accept the challenge; the logs: {logs}")
 
     def play(self, room: str, until_ply: int | None = None, seconds: float = 120) -> dict[str, Any]:
         """Play the person's seat of ``room`` until the game ends (or ``until_ply`` moves); the state."""
