@@ -345,8 +345,9 @@ def _vanish(port: int, room: str, token: str | None, cut: float) -> None:
 
 
 def _comparable(state: dict[str, Any]) -> dict[str, Any]:
-    """A room's state without what belongs to one process (who is connected here, who watches)."""
-    return {k: v for k, v in state.items() if k not in ("seats", "watchers", "thinking")}
+    """A room's state without what belongs to one process (who is connected here, who watches, how
+    long a seat has been left empty here)."""
+    return {k: v for k, v in state.items() if k not in ("seats", "watchers", "thinking", "away")}
 
 
 @settings(
