@@ -4,7 +4,7 @@ move in, in each game A lost of a Gomoku match log.
 Run: ``nice .venv/bin/python benchmarks/gomoku_engine_judges_lost_games.py LOG --engine .bench-envs/rapfi.sh``
 on a log of ``tabletop match gomoku ... --log LOG`` (or ``tabletop bench gomoku --vs ... --log``).
 For each lost game it replays the moves and, at each of A's turns past the opening, sends the position
-to the engine (a fresh process, ``--seconds`` a position, as :mod:`gomoku_vs_engine_speed` does) and
+to the engine (a fresh process, ``--seconds`` a position, as :mod:`tabletop.bench.gomoku_speed` does) and
 prints the engine's score for A (its own units; ``M12`` wins in 12, ``-M12`` loses in 12), its depth
 and the move it would play beside A's.  Then the verdict: the first of A's turns the engine scores at
 ``--lost`` or worse (or mated), and A's move before it, with the engine's choice there and its score.
@@ -21,9 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from gomoku_vs_engine_speed import replay, theirs  # noqa: E402  (the benchmarks' own module, beside this one)
+from tabletop.bench.gomoku_speed import replay, theirs
 
 
 def points(score: str) -> float:

@@ -1,8 +1,9 @@
-"""``benchmarks/gomoku_vs_engine_speed.py`` reads an engine's own speed report as Rapfi prints it."""
+"""``tabletop bench gomoku --speed`` (:mod:`tabletop.bench.gomoku_speed`) reads an engine's own speed report as
+Rapfi prints it, beside level 10's search of the same stored positions."""
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -10,9 +11,9 @@ from types import ModuleType
 
 import pytest
 
+from tabletop.bench import gomoku_speed
+from tabletop.cli import main
 from tabletop.games.mnk import gomoku
-
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "gomoku_vs_engine_speed.py"
 
 # Rapfi 0.43's lines after YXSHOWINFO (a depth re-searched is printed twice; a mate reads -M34)
 RAPFI_LIKE = """
@@ -43,12 +44,7 @@ for line in sys.stdin:
 
 @pytest.fixture(scope="module")
 def speed() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gomoku_vs_engine_speed", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up there
-    spec.loader.exec_module(module)
-    return module
+    return gomoku_speed
 
 
 def test_the_engines_report_gives_its_depths_nodes_and_time(speed: ModuleType, tmp_path: Path) -> None:
@@ -66,8 +62,6 @@ def test_the_engines_report_gives_its_depths_nodes_and_time(speed: ModuleType, t
 
 
 def test_the_stored_positions_are_twenty_middle_games_of_each_rule(speed: ModuleType) -> None:
-    import json
-
     data = json.loads(speed.POSITIONS.read_text())["positions"]
     for rule in ("freestyle", "renju"):
         assert len(data[rule]) == 20
@@ -85,3 +79,24 @@ def test_a_search_reported_in_no_time_is_read_too(speed: ModuleType, tmp_path: P
     side = speed.theirs(f"{sys.executable} {script} instant", board, 1.0, 0.0)
     assert (side.depth, side.nodes, side.milliseconds, side.score) == (8, 14, 0.0, "M1")
     assert side.nodes_per_second == 0.0 and side.reached == {}
+
+
+def test_bench_gomoku_speed_prints_our_search_beside_the_engines_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    script = tmp_path / "rapfi_like.py"
+    script.write_text(textwrap.dedent(RAPFI_LIKE))
+    monkeypatch.setattr(gomoku_speed, "load_positions", lambda: {"renju": [["h8", "h9", "i9", "g7"]]})
+    code = main(["bench", "gomoku", "--speed", "--vs", f"{sys.executable} {script}", "--think", "0.2",
+                 "--rule", "renju", "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    (position,) = report["rules"]["renju"]["positions"]
+    assert position["theirs"]["nodes"] == 160_000 and position["theirs"]["depth"] == 10
+    assert position["ours"]["depth"] >= 2 and position["ours"]["nodes"] > 0
+    assert 0 < position["turn"]["ms"] < 2000 and position["turn"]["depth"] >= 2
+    assert report["rules"]["renju"]["summary"]["theirs_ms_d4"] == 7.0
+
+
+def test_bench_gomoku_speed_names_a_rule_without_positions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "gomoku", "--speed", "--rule", "caro", "--think", "0.1"]) == 2
+    assert "no stored positions for caro" in capsys.readouterr().err

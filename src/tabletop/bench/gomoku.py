@@ -28,6 +28,10 @@ three-stone openings, colours swapped in pairs, a failing engine loses its
 game).  It prints the score beside both sides' seconds a move.  The README's
 "Sparring against Rapfi" says how to build the usual yardstick.
 
+With ``--speed`` it times level 10's search on the stored middle-game positions
+instead, beside the ``--vs`` engine's own report of its search of them
+(:mod:`tabletop.bench.gomoku_speed`).
+
 This module only measures and prints; it must not change any rule.
 """
 
@@ -65,8 +69,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="instead of the speed figures, play level 10 against this Gomocup engine command "
                              "(as tabletop match --b gomocup:COMMAND) and print the score and the seconds a move")
     parser.add_argument("--games", type=int, default=10, help="games of the --vs match (default 10)")
-    parser.add_argument("--rule", default="freestyle", help="rule of the --vs match: freestyle (default), "
-                                                            "standard, renju or caro")
+    parser.add_argument("--rule", default=None, help="rule of the --vs match: freestyle (default), standard, renju "
+                                                      "or caro; of --speed: freestyle or renju (default both)")
+    parser.add_argument("--speed", action="store_true",
+                        help="instead, time level 10's search on 20 stored middle-game positions a rule, --think "
+                             "seconds each, beside the --vs engine's own report of its search of them (nodes a "
+                             "second, time to each depth); without --vs, ours alone")
     parser.add_argument("--jobs", type=int, default=1, help="games of the --vs match played at once (default 1)")
     parser.add_argument("--log", default=None, metavar="FILE",
                         help="write each --vs game to FILE (JSON lines) as it ends, as tabletop match --log")
@@ -201,6 +209,7 @@ def play_versus(args: argparse.Namespace) -> dict[str, Any]:
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    args.rule = args.rule or "freestyle"
     specs = versus_specs(args.vs, int(args.games), args.rule, float(args.think), int(args.seed))
     try:  # an engine that cannot start would lose every game: say so instead of scoring it
         with GomocupPlayer(args.vs) as probe:
@@ -234,6 +243,16 @@ def print_versus(summary: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.speed:
+        from tabletop.bench.gomoku_speed import side_by_side
+
+        if args.vs is not None and not args.vs.strip():
+            raise UsageError("--vs needs an engine command")
+        rules = [args.rule] if args.rule else ["freestyle", "renju"]
+        report = side_by_side(args.vs, float(args.think), rules, as_json=args.json)
+        if args.json:
+            print(json.dumps(report))
+        return 0
     if args.vs is not None:
         summary = play_versus(args)
         if args.json:

@@ -1,16 +1,15 @@
 """Search speed beside an outside Gomocup engine (Rapfi) on the same middle-game positions.
 
-Run: ``nice .venv/bin/python benchmarks/gomoku_vs_engine_speed.py --engine .bench-envs/rapfi.sh``
-(the README's "Sparring against Rapfi" builds it).  For each position of
-``benchmarks/data/gomoku-middle-games.json`` (20 freestyle, 20 renju, taken from our own level-10
-games) it
+Run: ``tabletop bench gomoku --vs .bench-envs/rapfi.sh --speed --think 1`` (the README's "Sparring
+against Rapfi" builds it).  For each position of ``tabletop/data/gomoku-middle-games.json`` (20
+freestyle, 20 renju, taken from our own level-10 games) it
 
 - runs level 10's main search (the alpha-beta :class:`~tabletop.ai.gomoku.search.Searcher` with
-  level 10's width, pruning, four rule and table size) for ``--seconds`` on a fresh table, and
+  level 10's width, pruning, four rule and table size) for the given seconds on a fresh table, and
   notes when each depth was completed, the search's nodes and the threat-solver nodes it spent
   inside;
 - sends the same position to the engine through our Gomocup manager, as ``tabletop match`` does
-  (``INFO rule``, ``START 15``, ``INFO timeout_turn`` of ``--seconds``, ``BOARD``), a fresh engine
+  (``INFO rule``, ``START 15``, ``INFO timeout_turn`` of those seconds, ``BOARD``), a fresh engine
   process per position, and reads the engine's own report from its ``MESSAGE`` lines: Rapfi prints
   ``Depth D-SEL | Eval E | Time Tms | PV`` for each completed depth and ``Speed S | Depth D-SEL |
   Eval E | Node N | Time T`` at the end.
@@ -25,9 +24,11 @@ and extensions, so equal numbers are not equal trees.  Nodes are not equal work 
 Rapfi's nodes is a move made with its incremental evaluation, one of ours a node of the numba
 search (the threat-solver nodes shown apart).
 
-``--make-positions`` writes the positions file again from the match logs named in ``SOURCES``
-(deterministic: the games in the order of their numbers, those of at least 30 plies, the position
-after ply 20 + number mod 5).  This script only measures; it plays no game and changes nothing.
+``python -m tabletop.bench.gomoku_speed --make-positions``, run in the repository's root, writes the
+positions file again from the match logs named in ``SOURCES`` (deterministic: the games in the order
+of their numbers, those of at least 30 plies, the position after ply 20 + number mod 5).  The
+positions come from our own engine's games only, never from the engine measured against.  This
+module only measures; it plays no game and changes nothing.
 """
 
 from __future__ import annotations
@@ -46,11 +47,11 @@ from pathlib import Path
 from typing import Any
 
 from tabletop.ai.base import Limit
+from tabletop.errors import UsageError
 from tabletop.games import new_board
 from tabletop.games.core import BaseBoard
 
-ROOT = Path(__file__).resolve().parent.parent
-POSITIONS = ROOT / "benchmarks" / "data" / "gomoku-middle-games.json"
+POSITIONS = Path(__file__).resolve().parent.parent / "data" / "gomoku-middle-games.json"
 SOURCES = {
     # level 10 (d28dcb0, the renju every-move VCT check) against level 10 of 618f311, 1 s a move
     "freestyle": "benchmarks/logs/gomoku-l10-safety-vct4-vs-618f311-think1-freestyle.jsonl",
@@ -67,11 +68,11 @@ UNITS = {"": 1, "K": 1_000, "M": 1_000_000, "G": 1_000_000_000, "T": 1_000_000_0
 MILLISECONDS = {"ms": 1, "s": 1_000, "min": 60_000}
 
 
-def make_positions() -> dict[str, Any]:
-    """The positions file's content, built from the logs of ``SOURCES``."""
+def make_positions(root: Path) -> dict[str, Any]:
+    """The positions file's content, built from the logs of ``SOURCES`` under the repository ``root``."""
     positions: dict[str, list[list[str]]] = {}
     for rule, log in SOURCES.items():
-        rows = [json.loads(line) for line in (ROOT / log).read_text().splitlines() if line.strip()]
+        rows = [json.loads(line) for line in (root / log).read_text().splitlines() if line.strip()]
         rows.sort(key=lambda row: row["spec"]["number"])
         chosen: list[list[str]] = []
         for row in rows:
@@ -85,7 +86,7 @@ def make_positions() -> dict[str, Any]:
         "source": "middle-game positions of level-10 games of this project (tabletop match logs: "
                   + ", ".join(f"{rule} {log}" for rule, log in SOURCES.items())
                   + f"): the games by number with at least {MIN_PLIES} plies, the moves up to ply 20 + number mod 5;"
-                  " written by benchmarks/gomoku_vs_engine_speed.py --make-positions",
+                  " written by python -m tabletop.bench.gomoku_speed --make-positions",
         "positions": positions,
     }
 
@@ -239,19 +240,24 @@ def summarise(rule: str, rows: list[tuple[int, Side, Side]], seconds: float) -> 
     return out
 
 
-def position_row(index: int, plies: int, us: Side, them: Side, seconds: float) -> list[str]:
+def position_row(index: int, plies: int, us: Side, them: Side | None, seconds: float, turn_ms: float,
+                 turn_depth: int) -> list[str]:
     """One position's cells; the processor figures only for a search that used at least half its time."""
     cells = [str(index), str(plies)]
     for side in (us, them):
+        if side is None:
+            continue
         full = side.milliseconds >= 500 * seconds
         cells += [f"{side.nodes_per_second / 1000:.0f}", f"{side.nodes_per_cpu_second / 1000:.0f}" if full else "-",
                   f"{100 * side.cpu_share:.0f}" if full else "-"]
         if side is us:
             cells += [f"{us.threat_nodes / us.milliseconds:.0f}" if us.milliseconds else "-", str(us.depth)]
         else:
-            cells += [f"{them.depth}-{them.selective_depth}"]
+            cells += [f"{side.depth}-{side.selective_depth}"]
         cells += [cell(side, d) for d in DEPTHS] + [f"{side.milliseconds:.0f}"]
-    return [*cells, f"{us.move} / {them.move}"]
+        if side is us:
+            cells += [f"{turn_ms:.0f}", str(turn_depth)]
+    return [*cells, us.move + (f" / {them.move}" if them is not None else "")]
 
 
 def print_table(head: list[str], rows: list[list[str]]) -> None:
@@ -261,81 +267,137 @@ def print_table(head: list[str], rows: list[list[str]]) -> None:
         print("| " + " | ".join(row) + " |", flush=True)
 
 
+def load_positions() -> dict[str, list[list[str]]]:
+    """The stored middle-game positions: a rule's name -> the moves of each position."""
+    positions: dict[str, list[list[str]]] = json.loads(POSITIONS.read_text())["positions"]
+    return positions
+
+
+def turn(board: BaseBoard, seconds: float) -> tuple[float, int]:
+    """Level 10's whole turn on ``board`` given ``seconds`` (threat solvers, search, safety check, as
+    in a game but without the opening book): the milliseconds it took and the depth its search completed."""
+    from tabletop.ai.gomoku import LEVELS
+    from tabletop.ai.gomoku.engine import GomokuEngine
+
+    started = time.perf_counter()
+    analysis = GomokuEngine(LEVELS[10]).analyse(board, Limit(seconds=seconds))
+    return 1000 * (time.perf_counter() - started), analysis.depth
+
+
+def side_by_side(command: str | None, seconds: float, rules: list[str], count: int = PER_RULE,
+                 as_json: bool = False) -> dict[str, Any]:
+    """Measure each rule's stored positions: level 10's main search and, with ``command``, the engine's
+    own report beside it, and level 10's whole turn at the same seconds.  Prints the tables (or, with
+    ``as_json``, nothing) and returns every figure."""
+    if not seconds > 0:
+        raise UsageError(f"the seconds a position must be positive, not {seconds}")
+    if count < 1:
+        raise UsageError(f"the positions a rule must be at least 1, not {count}")
+    data = load_positions()
+    unknown = [r for r in rules if r not in data]
+    if unknown or not rules:
+        raise UsageError(f"no stored positions for {', '.join(unknown) or 'no rule'} (there are {', '.join(data)})")
+
+    from tabletop.ai.gomoku.engine import warm_up
+
+    def say(text: str = "") -> None:
+        if not as_json:
+            print(text, flush=True)
+
+    warm_up()  # numba's compilation is not search time
+    start_seconds = start_cpu(command) if command else 0.0
+    if command:
+        say(f"engine {command}: {1000 * start_seconds:.0f} ms of processor time to start, taken off each search's")
+    report: dict[str, Any] = {"engine": command, "seconds": seconds, "start_cpu_seconds": start_seconds, "rules": {}}
+    summaries = []
+    for rule in rules:
+        say(f"\n{rule}: {seconds:g} s a position each; kN/s by the clock, kN/cpu-s by the processor time "
+            f"the search got, cpu % its share; ms dN = when depth N was completed, ms = the search's time "
+            f"(ours: level 10's main search; turn: level 10's whole turn, its ms and depth"
+            + (f"; theirs: {command}, its own report)" if command else ")"))
+        head = ["#", "plies", "ours kN/s", "kN/cpu-s", "cpu %", "threat kN/s", "depth"]
+        head += [f"ms d{d}" for d in DEPTHS] + ["ms", "turn ms", "turn depth"]
+        if command:
+            head += ["theirs kN/s", "kN/cpu-s", "cpu %", "depth-sel"] + [f"ms d{d}" for d in DEPTHS] + ["ms"]
+        head += ["moves"]
+        say("| " + " | ".join(head) + " |")
+        say("|" + "---|" * len(head))
+        rows: list[tuple[int, Side, Side]] = []
+        turns: list[tuple[float, int]] = []
+        for index, moves in enumerate(data[rule][:count], 1):
+            board = replay(rule, moves)
+            us = ours(board, seconds)
+            turn_ms, turn_depth = turn(board, seconds)
+            them = theirs(command, board, seconds, start_seconds) if command else None
+            rows.append((index, us, them or Side()))
+            turns.append((turn_ms, turn_depth))
+            say("| " + " | ".join(position_row(index, len(moves), us, them, seconds, turn_ms, turn_depth)) + " |")
+        summary = summarise(rule, rows, seconds)
+        summary["turn_ms"] = median([t[0] for t in turns])
+        summary["turn_depth"] = median([float(t[1]) for t in turns])
+        summaries.append(summary)
+        report["rules"][rule] = {
+            "summary": summary,
+            "positions": [{"moves": data[rule][i - 1], "ours": vars(u), "turn": {"ms": t[0], "depth": t[1]},
+                           **({"theirs": vars(th)} if command else {})}
+                          for (i, u, th), t in zip(rows, turns, strict=True)],
+        }
+    say("\nsummary: medians over the positions (speeds and depth: over the searches that used at least half "
+        "their time, how many in brackets; ms to a depth: over those that completed it, how many in brackets; "
+        "turn: level 10's whole turn)")
+    if command:
+        head = ["rule", "kN/s ours / theirs", "kN/cpu-s ours (with threat nodes) / theirs",
+                "theirs / ours (cpu, search)", "cpu % ours / theirs", "depth ours / theirs"]
+        head += [f"ms d{d} ours / theirs" for d in DEPTHS] + ["turn ms / depth"]
+    else:
+        head = ["rule", "kN/s", "kN/cpu-s (with threat nodes)", "cpu %", "depth"]
+        head += [f"ms d{d}" for d in DEPTHS] + ["turn ms / depth"]
+    table = []
+    for s in summaries:
+        if command:
+            ratio = s["theirs_knps_cpu"] / s["ours_knps_cpu"] if s["ours_knps_cpu"] else None
+            cells = [s["rule"], f"{show(s['ours_knps'])} ({s['ours_full_searches']}) / {show(s['theirs_knps'])} "
+                                f"({s['theirs_full_searches']})",
+                     f"{show(s['ours_knps_cpu'])} ({show(s['ours_all_knps_cpu'])}) / {show(s['theirs_knps_cpu'])}",
+                     f"x{show(ratio, 1)}",
+                     f"{show(100 * s['ours_cpu_share'])} / {show(100 * s['theirs_cpu_share'])}",
+                     f"{show(s['ours_depth'], 1)} / {show(s['theirs_depth'], 1)}"]
+            cells += [f"{show(s[f'ours_ms_d{d}'])} ({s[f'ours_reached_d{d}']}) / {show(s[f'theirs_ms_d{d}'])} "
+                      f"({s[f'theirs_reached_d{d}']})" for d in DEPTHS]
+        else:
+            cells = [s["rule"], f"{show(s['ours_knps'])} ({s['ours_full_searches']})",
+                     f"{show(s['ours_knps_cpu'])} ({show(s['ours_all_knps_cpu'])})",
+                     show(100 * s["ours_cpu_share"]), show(s["ours_depth"], 1)]
+            cells += [f"{show(s[f'ours_ms_d{d}'])} ({s[f'ours_reached_d{d}']})" for d in DEPTHS]
+        cells += [f"{show(s['turn_ms'])} / {show(s['turn_depth'], 1)}"]
+        table.append(cells)
+    if not as_json:
+        print_table(head, table)
+    return report
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--engine", help="the Gomocup engine command, e.g. .bench-envs/rapfi.sh")
+    parser.add_argument("--engine", help="the Gomocup engine command, e.g. .bench-envs/rapfi.sh (none: ours alone)")
     parser.add_argument("--seconds", type=float, default=1.0, help="search time a position for each side (default 1)")
     parser.add_argument("--rules", default="freestyle,renju", help="rules to measure (default freestyle,renju)")
     parser.add_argument("--count", type=int, default=PER_RULE, help=f"positions a rule (default {PER_RULE})")
     parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
-    parser.add_argument("--make-positions", action="store_true", help=f"write {POSITIONS.relative_to(ROOT)} again")
+    parser.add_argument("--make-positions", action="store_true",
+                        help="write the positions file again from the logs (run in the repository's root)")
     args = parser.parse_args(argv)
     if args.make_positions:
-        POSITIONS.parent.mkdir(parents=True, exist_ok=True)
-        content = make_positions()
+        content = make_positions(Path.cwd())
         rules = ",\n".join(f"  {json.dumps(rule)}: [\n" + ",\n".join(f"   {json.dumps(moves)}" for moves in lines)
                            + "\n  ]" for rule, lines in content["positions"].items())
         POSITIONS.write_text(f'{{\n "source": {json.dumps(content["source"])},\n "positions": {{\n{rules}\n }}\n}}\n')
         print(f"wrote {POSITIONS}")
         return 0
-    if not args.engine:
-        parser.error("--engine is required (or --make-positions)")
-    if not args.seconds > 0:
-        parser.error("--seconds must be positive")
-    data = json.loads(POSITIONS.read_text())["positions"]
-    rules = [r.strip() for r in args.rules.split(",") if r.strip()]
-    unknown = [r for r in rules if r not in data]
-    if unknown:
-        parser.error(f"no positions for {', '.join(unknown)} (the file has {', '.join(data)})")
-
-    from tabletop.ai.gomoku.engine import warm_up
-
-    warm_up()  # numba's compilation is not search time
-    start_seconds = start_cpu(args.engine)
-    print(f"engine {args.engine}: {1000 * start_seconds:.0f} ms of processor time to start, taken off each search's")
-    report: dict[str, Any] = {"engine": args.engine, "seconds": args.seconds, "start_cpu_seconds": start_seconds,
-                              "rules": {}}
-    summaries = []
-    for rule in rules:
-        print(f"\n{rule}: {args.seconds:g} s a position each; kN/s by the clock, kN/cpu-s by the processor time "
-              f"the search got, cpu % its share; ms dN = when depth N was completed, ms = the search's time "
-              f"(ours: level 10's main search; theirs: {args.engine}, its own report)")
-        head = ["#", "plies", "ours kN/s", "kN/cpu-s", "cpu %", "threat kN/s", "depth"]
-        head += [f"ms d{d}" for d in DEPTHS] + ["ms"]
-        head += ["theirs kN/s", "kN/cpu-s", "cpu %", "depth-sel"] + [f"ms d{d}" for d in DEPTHS] + ["ms", "moves"]
-        print("| " + " | ".join(head) + " |")
-        print("|" + "---|" * len(head))
-        rows: list[tuple[int, Side, Side]] = []
-        for index, moves in enumerate(data[rule][:args.count], 1):
-            board = replay(rule, moves)
-            us = ours(board, args.seconds)
-            them = theirs(args.engine, board, args.seconds, start_seconds)
-            rows.append((index, us, them))
-            print("| " + " | ".join(position_row(index, len(moves), us, them, args.seconds)) + " |", flush=True)
-        summary = summarise(rule, rows, args.seconds)
-        summaries.append(summary)
-        report["rules"][rule] = {
-            "summary": summary,
-            "positions": [{"moves": data[rule][i - 1], "ours": vars(u), "theirs": vars(t)} for i, u, t in rows],
-        }
-    print("\nsummary: medians over the positions (speeds and depth: over the searches that used at least half "
-          "their time, how many in brackets; ms to a depth: over those that completed it, how many in brackets)")
-    head = ["rule", "kN/s ours / theirs", "kN/cpu-s ours (with threat nodes) / theirs", "theirs / ours (cpu, search)",
-            "cpu % ours / theirs",
-            "depth ours / theirs"] + [f"ms d{d} ours / theirs" for d in DEPTHS]
-    table = []
-    for s in summaries:
-        ratio = s["theirs_knps_cpu"] / s["ours_knps_cpu"] if s["ours_knps_cpu"] else None
-        cells = [s["rule"], f"{show(s['ours_knps'])} ({s['ours_full_searches']}) / {show(s['theirs_knps'])} "
-                            f"({s['theirs_full_searches']})",
-                 f"{show(s['ours_knps_cpu'])} ({show(s['ours_all_knps_cpu'])}) / {show(s['theirs_knps_cpu'])}",
-                 f"x{show(ratio, 1)}",
-                 f"{show(100 * s['ours_cpu_share'])} / {show(100 * s['theirs_cpu_share'])}",
-                 f"{show(s['ours_depth'], 1)} / {show(s['theirs_depth'], 1)}"]
-        cells += [f"{show(s[f'ours_ms_d{d}'])} ({s[f'ours_reached_d{d}']}) / {show(s[f'theirs_ms_d{d}'])} "
-                  f"({s[f'theirs_reached_d{d}']})" for d in DEPTHS]
-        table.append(cells)
-    print_table(head, table)
+    try:
+        report = side_by_side(args.engine, args.seconds, [r.strip() for r in args.rules.split(",") if r.strip()],
+                              args.count)
+    except UsageError as exc:
+        parser.error(str(exc))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     return 0
