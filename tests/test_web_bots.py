@@ -88,3 +88,62 @@ def test_a_correspondence_game_against_a_bot_is_on_the_start_page_and_the_bot_is
         assert errors == []
     finally:
         ctx.close()
+
+
+def test_a_person_challenged_from_their_page_declines_then_accepts_under_the_top_bar(
+    browser: Browser, base_url: str
+) -> None:
+    """A person is challenged from their own page (/@/NAME) by another; the challenge shows under
+    the challenged player's top bar with its terms, Decline tells the challenger so, and Accept
+    opens the same game in both browsers, one seat each."""
+    tag = secrets.token_hex(3)
+    asker, asked = account(base_url, f"ask{tag}"), account(base_url, f"asked{tag}")
+    contexts = []
+    errors: list[str] = []
+    pages = []
+    try:
+        for client in (asker, asked):
+            ctx = browser.new_context(viewport={"width": 1200, "height": 860})
+            ctx.set_default_timeout(STEP_TIMEOUT_MS)
+            ctx.add_cookies([{"name": "tabletop_session", "value": client.cookies["tabletop_session"],
+                              "url": base_url}])
+            contexts.append(ctx)
+            page = ctx.new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            pages.append(page)
+        challenger, challenged = pages
+        challenged.goto(base_url + "/lobby")
+        expect(challenged.locator("#incoming")).to_be_hidden()
+        challenger.goto(f"{base_url}/@/asked{tag}")
+        form = challenger.get_by_role("form", name=f"Challenge asked{tag}")
+        form.locator("select[name=challenge-game]").select_option("tictactoe")
+        form.locator("select[name=challenge-clock]").select_option("60+0")
+        form.get_by_role("button", name=f"Challenge asked{tag}").click()
+        expect(challenger.locator("#challenge-status")).to_have_text(f"Waiting for asked{tag} to answer…")
+
+        offer = challenged.locator("#incoming-list li")
+        expect(offer).to_have_count(1, timeout=10_000)  # read every 4 s
+        expect(offer).to_contain_text(f"ask{tag} challenges you")
+        expect(offer).to_contain_text("Tic-tac-toe · 1+0 · rated · colours drawn at random")
+        shot(challenged, "challenge-incoming")
+        challenged.get_by_role("button", name=f"Decline ask{tag}'s challenge").click()
+        expect(challenged.locator("#incoming")).to_be_hidden()
+        expect(challenger.locator("#challenge-status")).to_have_text(f"asked{tag} declined the challenge.")
+
+        form.get_by_role("button", name=f"Challenge asked{tag}").click()
+        expect(offer).to_have_count(1, timeout=10_000)
+        challenged.get_by_role("button", name=f"Accept ask{tag}'s challenge").click()
+        challenged.wait_for_url(re.compile(r".*/play/[^/?]+$"))
+        room = challenged.url.rsplit("/", 1)[1]
+        challenger.wait_for_url(f"**/play/{room}")
+        for page in pages:
+            wait_ready(page)
+        seats = [page.evaluate("() => Object.keys(window.tabletop.seat.tokens)") for page in pages]
+        assert sorted(seats[0] + seats[1]) == ["black", "white"], seats
+        state = httpx.get(f"{base_url}/api/rooms/{room}").json()
+        assert state["game"] == "tictactoe" and state["clocks"] is not None
+        assert {state["players"][c]["name"] for c in ("black", "white")} == {f"ask{tag}", f"asked{tag}"}
+        assert errors == []
+    finally:
+        for ctx in contexts:
+            ctx.close()

@@ -21,6 +21,7 @@
 //   player.js    a player's page and a pool's leaderboard
 //   away.js      an opponent who left: the countdown, claiming the win, aborting
 //   live.js      the games being played, to watch (start page and lobby)
+//   incoming.js  challenges to the signed-in player, to accept or decline (every screen but a game's)
 
 import { initTheme } from "/web/theme.js";
 import { initStart } from "/web/start.js";
@@ -34,6 +35,7 @@ import { initImport } from "/web/import.js";
 import { initAccount } from "/web/account.js";
 import { initLobby } from "/web/lobby.js";
 import { initPlayer, initLeaderboard } from "/web/player.js";
+import { initIncoming } from "/web/incoming.js";
 
 function main() {
   initTheme();
@@ -43,6 +45,7 @@ function main() {
   const player = /^\/@\/([^/]+)\/?$/.exec(location.pathname);
   const pool = /^\/leaderboard\/([^/]+)\/?$/.exec(location.pathname);
   const review = /^\/review\/([^/]+)\/?$/.exec(location.pathname);
+  if (!match && !review) initIncoming(account);
   if (match) initPlay(decodeURIComponent(match[1]));
   else if (review) initReview(decodeURIComponent(review[1]));
   else if (location.pathname === "/") {
