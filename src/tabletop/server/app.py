@@ -25,11 +25,13 @@ from tabletop.server.routers import bots as bot_routes
 from tabletop.server.routers import chat as chat_routes
 from tabletop.server.routers import games as game_routes
 from tabletop.server.routers import live as live_routes
+from tabletop.server.routers import tournaments as tournament_routes
 from tabletop.server.routers.responses import add_error_handlers
 from tabletop.server.routers.socket import router as socket_router
 from tabletop.server.security import secure
 from tabletop.server.settings import Settings
 from tabletop.server.store import SqlStore
+from tabletop.server.tournaments import Tournaments
 from tabletop.server.workers import Pool
 
 __all__ = ["create_app"]
@@ -53,6 +55,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.hub = hub
     app.state.lobby = Lobby(hub)
     hub.spawn(app.state.lobby.keep_seeks_fresh())  # the seeks of players who left go (lobby.py)
+    app.state.tournaments = Tournaments(hub, period=settings.tournament_tick)
+    if settings.tournament_tick > 0:
+        hub.spawn(app.state.tournaments.run())  # tournaments start, pair and finish (tournaments.py)
     await hub.resume()
     try:
         yield
@@ -84,6 +89,7 @@ def create_app(settings: Settings | None = None, *, now: Callable[[], float] = t
     app.include_router(accounts.router)
     app.include_router(lobby.router)
     app.include_router(bot_routes.router)
+    app.include_router(tournament_routes.router)
     app.include_router(game_routes.router)
     app.include_router(live_routes.router)
     app.include_router(analysis.router)

@@ -14,7 +14,8 @@ its game and clock like a seek's game; each player takes their seat with ``POST
 /api/rooms/{id}/seat`` (:func:`~.correspondence.reseat`).
 
 :class:`EventStream` is one bot's stream (``GET /api/bot/stream``, one JSON object a line):
-``challenge`` and ``challenge_cancelled``; ``game_started`` for each game that starts and, on every
+``challenge`` and ``challenge_cancelled``; ``game_started`` for each game that starts (from a challenge,
+a seek or a tournament's pairing) and, on every
 (re)connection, for each of its games in progress, with a fresh seat token for the room's socket
 (the token of an earlier line stops opening the seat); ``game_state`` after each change of such a
 game (a move, a takeback, an offer); and ``game_ended``.  A blank line every
@@ -371,7 +372,7 @@ class EventStream:
                 yield _line("challenge", challenge=data["challenge"])
             elif kind == "player" and data["type"] in ("challenge_cancelled", "challenge_declined"):
                 yield _line(data["type"], id=data["id"])
-            elif kind == "player" and data["type"] == "challenge_accepted":
+            elif kind == "player" and data["type"] in ("challenge_accepted", "tournament_game"):
                 async for line in self._start(str(data["room"])):
                     yield line
 

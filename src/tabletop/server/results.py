@@ -32,6 +32,7 @@ from tabletop.server.store import (
     ratings_table,
     room_players_table,
 )
+from tabletop.server.tournament_scores import score_game
 
 if TYPE_CHECKING:
     from tabletop.match import Match
@@ -94,6 +95,7 @@ def record_result(conn: Connection, room_id: str, black_score: float, both_moved
     if row is None or row["ended"] is not None:
         return  # a guest game, or a result already stored (a replayed write)
     conn.execute(_END_ROOM_PLAYERS, {"room_id_": room_id, "black_score": black_score if both_moved else None, "ended": at})
+    score_game(conn, room_id, black_score if both_moved else None, at)  # a tournament game's points, if it is one
     if not row["rated"] or not both_moved:
         return  # casual, or aborted before each side had moved: never rated
     pool = row["pool"]

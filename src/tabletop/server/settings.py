@@ -47,7 +47,9 @@ class Settings:
     for a test leaves it off and loads an engine in the worker on first use).  Moves are committed
     by the store's writer process (see :class:`~tabletop.server.store.SqlStore`), which has no setting.
     ``away_timeout``: seconds a player of an online game may be gone (no connection holds their
-    seat) before the other player may claim the win or call the game off."""
+    seat) before the other player may claim the win or call the game off.  ``tournament_tick``:
+    seconds between this process's rounds of tournament work (starting, pairing, finishing; 0: none,
+    a test ticks by hand)."""
 
     database: str = "sqlite:///:memory:"
     redis: str | None = None
@@ -61,3 +63,4 @@ class Settings:
     profile: bool = False
     warm_workers: bool = False
     away_timeout: float = 60.0
+    tournament_tick: float = 0.5

@@ -51,6 +51,7 @@ __all__ = [
     "Store",
     "StoredRoom",
     "StoreConflict",
+    "insert_room",
     "metadata",
 ]
 
@@ -229,6 +230,74 @@ challenges_table = sa.Table(  # one player's offer of a game to another (server/
     # open, then accepted (with its room), declined or cancelled: set once, by an UPDATE ... WHERE status = 'open'
     sa.Column("status", sa.String(12), nullable=False),
     sa.Column("room_id", sa.String(32), nullable=True),
+)
+
+# -- tournaments (server/tournaments.py; a game's end is scored by server/tournament_scores.py) ----------
+tournaments_table = sa.Table(
+    "tournaments",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("kind", sa.String(8), nullable=False),  # arena or swiss
+    sa.Column("name", sa.String(40), nullable=False),
+    sa.Column("creator", sa.String(32), sa.ForeignKey("players.id"), nullable=False),
+    sa.Column("game", sa.String(16), nullable=False),
+    sa.Column("options", sa.Text, nullable=False),
+    sa.Column("clock", sa.Text, nullable=False),
+    sa.Column("pool", sa.String(48), nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("starts", sa.Float, nullable=False),
+    sa.Column("minutes", sa.Float, nullable=True),  # an arena's length
+    sa.Column("rounds", sa.Integer, nullable=True),  # a swiss's rounds
+    sa.Column("round", sa.Integer, nullable=False, default=0),  # swiss: the round under way; arena: games paired
+    # upcoming, running, finishing, finished or cancelled: changed only under the row's lock
+    sa.Column("status", sa.String(12), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("finished", sa.Float, nullable=True),
+    sa.Column("version", sa.Integer, nullable=False, default=0),  # one more with each change
+)
+sa.Index("tournaments_status", tournaments_table.c.status, tournaments_table.c.starts)
+
+tournament_players_table = sa.Table(
+    "tournament_players",
+    metadata,
+    sa.Column("tournament_id", sa.String(32), sa.ForeignKey("tournaments.id"), primary_key=True),
+    sa.Column("player_id", sa.String(32), sa.ForeignKey("players.id"), primary_key=True),
+    sa.Column("joined", sa.Float, nullable=False),
+    sa.Column("seed", sa.Float, nullable=False),  # the rating the player joined with: a swiss's pairing order
+    sa.Column("active", sa.Boolean, nullable=False),  # false once paused (arena) or withdrawn (swiss)
+    # the game under way: set by the one pairing that finds it null, cleared by the game's end
+    sa.Column("room_id", sa.String(32), nullable=True),
+    sa.Column("free_since", sa.Float, nullable=False),
+    sa.Column("score", sa.Float, nullable=False, default=0),
+    sa.Column("games", sa.Integer, nullable=False, default=0),
+    sa.Column("wins", sa.Integer, nullable=False, default=0),
+    sa.Column("draws", sa.Integer, nullable=False, default=0),
+    sa.Column("losses", sa.Integer, nullable=False, default=0),
+    sa.Column("streak", sa.Integer, nullable=False, default=0),  # wins in a row now
+    sa.Column("blacks", sa.Integer, nullable=False, default=0),
+    sa.Column("whites", sa.Integer, nullable=False, default=0),
+    sa.Column("last_color", sa.String(8), nullable=True),
+    sa.Column("last_opponent", sa.String(32), nullable=True),
+    sa.Column("byes", sa.Integer, nullable=False, default=0),
+    sa.Column("sheet", sa.Text, nullable=False, default="[]"),  # JSON: each game's points or result, in order
+)
+
+tournament_games_table = sa.Table(
+    "tournament_games",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("tournament_id", sa.String(32), sa.ForeignKey("tournaments.id"), nullable=False, index=True),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("room_id", sa.String(32), sa.ForeignKey("rooms.id"), nullable=True, unique=True),  # null: a bye
+    sa.Column("black", sa.String(32), sa.ForeignKey("players.id"), nullable=False),
+    sa.Column("white", sa.String(32), sa.ForeignKey("players.id"), nullable=True),
+    sa.Column("started", sa.Float, nullable=False),
+    sa.Column("black_score", sa.Float, nullable=True),  # 1, 0.5, 0; null while playing or with no result
+    sa.Column("ended", sa.Float, nullable=True),
+    sa.Column("black_points", sa.Float, nullable=True),
+    sa.Column("white_points", sa.Float, nullable=True),
+    # the game's end told on the tournament's channel: set by the one tick that claims it
+    sa.Column("announced", sa.Boolean, nullable=False, default=False),
 )
 
 
@@ -451,6 +520,12 @@ def _write_rows(conn: Connection, writes: list[_Rows]) -> None:
             conn.execute(statement, rows)
     for call in calls:
         call.function(conn, *call.args)
+
+
+def insert_room(conn: Connection, room: RoomRecord, seats: list[SeatRecord], actions: list[ActionRecord]) -> None:
+    """Insert a new room's rows inside the caller's transaction (a tournament pairs its players and
+    makes their rooms in one)."""
+    _write_rows(conn, [_Create(room, seats, actions, None)])
 
 
 def _run(conn: Connection, works: list[_Write]) -> list[Any]:
