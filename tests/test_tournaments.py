@@ -150,6 +150,9 @@ def test_an_arena_pairs_the_free_plays_scores_streaks_stops_at_its_end_and_names
     assert t["status"] == "running"
     first = playing(t)
     assert len(first) == 2 and {n for g in first for n in (g["black"], g["white"])} == {"ann", "ben", "cat", "dan"}
+    room = players.as_(None).get(f"/api/rooms/{first[0]['room']}").json()  # a game names its tournament
+    assert room["players"]["tournament"] == {"id": t["id"], "name": "Friday arena"}
+    assert (room["players"]["black"]["name"], room["turn"]) == (first[0]["black"], "black")
     # every game won by Black: each Black is 2, each White 0, and they meet others next
     for game in first:
         finish(players, game, "1-0")

@@ -142,11 +142,17 @@ class PlayerView(BaseModel):
     change: int | None = Field(description="after less before, both rounded; null until the change is stored")
 
 
+class TournamentLink(BaseModel):
+    id: str
+    name: str
+
+
 class RoomPlayers(BaseModel):
-    """The signed-in players of a room made from a seek or Play now."""
+    """The signed-in players of a room made from a seek, Play now, a challenge or a tournament."""
 
     pool: str
     rated: bool
+    tournament: TournamentLink | None = Field(None, description="the tournament this game is part of")
     black: PlayerView
     white: PlayerView
 

@@ -9,6 +9,9 @@ new ratings and their history.  A crash therefore never leaves a result without 
 the reverse; on PostgreSQL the rating rows are read ``FOR UPDATE``, so two games of one player
 ending at once on two server processes are rated one after the other.
 
+A tournament's game also gets its tournament points in that transaction
+(:func:`~.tournament_scores.score_game`).
+
 A room without players (every game before accounts, every guest game) gets nothing written.
 :func:`read_players` reads the players' names and ratings back for the room's state.
 """
@@ -31,6 +34,8 @@ from tabletop.server.store import (
     rating_history_table,
     ratings_table,
     room_players_table,
+    tournament_games_table,
+    tournaments_table,
 )
 from tabletop.server.tournament_scores import score_game
 
@@ -134,7 +139,8 @@ def seat_rematch_players(conn: Connection, old_id: str, new_id: str, black_row: 
 
 def read_players(conn: Connection, room_id: str) -> dict[str, Any] | None:
     """The players of ``room_id`` as its game screen shows them (None for a room without players):
-    ``{"pool", "rated", "black": ..., "white": ...}`` by stored seat row, each ``{"name", "rating",
+    ``{"pool", "rated", "tournament", "black": ..., "white": ...}`` by stored seat row (``tournament``:
+    ``{"id", "name"}`` of a tournament's game, else None), each ``{"name", "rating",
     "display", "after", "change"}``.  ``rating`` and ``display`` are the rating the player brought to
     the game (their rating in the pool now, until the game's rating change is stored); ``after`` (the
     new rating's display) and ``change`` (the rounded ratings' difference, so that the three numbers
@@ -144,7 +150,13 @@ def read_players(conn: Connection, room_id: str) -> dict[str, Any] | None:
     row = conn.execute(_ROOM_PLAYERS, {"room_id_": room_id}).mappings().first()
     if row is None:
         return None
-    found: dict[str, Any] = {"pool": row["pool"], "rated": bool(row["rated"])}
+    found: dict[str, Any] = {"pool": row["pool"], "rated": bool(row["rated"]), "tournament": None}
+    tournament = conn.execute(
+        sa.select(tournaments_table.c.id, tournaments_table.c.name)
+        .join(tournament_games_table, tournament_games_table.c.tournament_id == tournaments_table.c.id)
+        .where(tournament_games_table.c.room_id == room_id)).first()
+    if tournament is not None:
+        found["tournament"] = {"id": tournament[0], "name": tournament[1]}
     for label in ("black", "white"):
         player_id = row[label]
         name = conn.execute(sa.select(players_table.c.name).where(players_table.c.id == player_id)).scalar_one()

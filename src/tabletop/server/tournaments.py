@@ -610,6 +610,12 @@ class Tournaments:
             raise TournamentError("unknown_tournament", f"there is no tournament {tournament_id!r}", 404)
         return found
 
+    async def exists(self, tournament_id: str) -> bool:
+        """Whether there is a tournament ``tournament_id`` (the web page's route asks)."""
+        found = await self._read(lambda conn: conn.execute(sa.select(tournaments_table.c.id).where(
+            tournaments_table.c.id == tournament_id)).first())
+        return found is not None
+
     async def listing(self) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = await self._read(_list)
         return found
