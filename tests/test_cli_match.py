@@ -154,3 +154,65 @@ def test_a_log_resumes_and_a_log_of_another_match_is_one_line(
     assert main([*base, "--a", "random"]) == 2
     err = capsys.readouterr().err
     assert "--log:" in err and "another match" in err and len(err.strip().splitlines()) == 1
+
+
+def test_gomoku_matches_start_from_the_26_renju_openings_each_with_both_colours(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.games import new_board
+    from tabletop.games.opening_names import opening_name, renju_openings
+    from tabletop.tournament import openings, schedule
+
+    board = new_board("gomoku", {"rule": "renju"})
+    specs = schedule("gomoku", {"rule": "renju"}, "a", "b", 52, openings("gomoku", board, 26, 0, "renju26"), None)
+    seen = {(spec.opening, spec.a_is_black) for spec in specs}
+    assert len(seen) == 52 and {o for o, _ in seen} == {moves for _, _, moves in renju_openings()}
+    for _, name, moves in renju_openings():
+        named = opening_name("gomoku", list(moves), {"size": 15, "rule": "renju"})
+        assert named is not None and named.name == name
+    log = tmp_path / "games.jsonl"
+    assert main(["match", "gomoku", "--rule", "renju", "--a", "level:3", "--b", "level:2", "--games", "4",
+                 "--openings", "renju26", "--seed", "25", "--log", str(log), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 4
+    games = [json.loads(line) for line in log.read_text().splitlines()]
+    starts = {(tuple(g["spec"]["opening"]), g["spec"]["a_is_black"]) for g in games}
+    # from the 25th place on: the last of the 26 (13I), then round again to the first (1D)
+    assert starts == {(renju_openings()[25][2], True), (renju_openings()[25][2], False),
+                      (("h8", "h9", "h10"), True), (("h8", "h9", "h10"), False)}
+
+
+def test_gomoku_matches_start_from_three_random_stones_in_the_middle_half(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.games import new_board
+    from tabletop.tournament import openings
+
+    board = new_board("gomoku", {})
+    lines = openings("gomoku", board, 50, 7, "random3")
+    assert len(set(lines)) == 50
+    for line in lines:
+        b = board.copy()
+        for text in line:
+            move = b.parse_move(text)
+            assert 4 <= move.col <= 10 and 4 <= move.row <= 10
+            b.push(move)
+    assert len({line[0] for line in lines}) > 10  # not always the centre
+    assert openings("gomoku", board, 50, 7, "random3") == lines  # seeded
+    log = tmp_path / "games.jsonl"
+    assert main(["match", "gomoku", "--a", "level:3", "--b", "level:2", "--games", "2", "--openings", "random3",
+                 "--seed", "7", "--log", str(log), "--json"]) == 0
+    capsys.readouterr()
+    games = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [tuple(g["spec"]["opening"]) for g in games] == [lines[0], lines[0]]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["gomoku", "--size", "19", "--openings", "renju26"], "the standard renju openings are for 15x15, not 19x19"),
+        (["reversi", "--openings", "random3"], "openings 'random3' are for gomoku, not reversi"),
+    ],
+)
+def test_openings_a_game_cannot_have_are_one_line(args: list[str], message: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["match", *args, "--a", "random", "--b", "random", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1

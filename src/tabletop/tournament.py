@@ -5,7 +5,9 @@ Black in the first and White in the second, so neither player profits from a luc
 and Renju games start from three stones that the engine scores about even
 (:func:`tabletop.ai.gomoku.openings.balanced_openings`): from two stones near the centre the first
 player won nearly every game between the upper levels, whatever their strength.  Reversi games start
-from distinct positions four plies in; Tic-tac-toe from the empty board.
+from distinct positions four plies in; Tic-tac-toe from the empty board.  Gomoku can also start from
+openings outside that family (:data:`OPENING_KINDS`): the 26 standard renju openings on 15x15, or three
+stones (Black, White, Black) placed at random in the middle half of the board.
 
 Each game is a :class:`Match` between two seats.  A player that fails loses that game, and the
 failure is kept with its kind and reason (:class:`Failure`: ``crash``, ``timeout`` or ``bad answer``),
@@ -179,10 +181,24 @@ def _result(spec: GameSpec, match: Match, a_color: Color, failure: Failure | Non
                       spec.a_is_black, spec.opening, seconds, moves, tuple(str(m) for m in match.board.move_stack))
 
 
-def openings(game: str, board: BaseBoard, count: int, seed: int) -> list[tuple[str, ...]]:
+OPENING_KINDS = {
+    "balanced": "the engine's balanced three-stone starts (Gomoku), positions four plies in (Reversi)",
+    "renju26": "the 26 standard renju openings in their order, from the seed's place on (Gomoku 15x15)",
+    "random3": "three stones, Black, White, Black, at random points of the middle half of the board (Gomoku)",
+}
+
+
+def openings(game: str, board: BaseBoard, count: int, seed: int, kind: str = "balanced") -> list[tuple[str, ...]]:
     """Distinct short openings for a fair match: Reversi's positions after 4 plies,
     Gomoku's balanced three-stone starts (two-stone starts near the centre where the
-    board is too small for them); none for Tic-tac-toe."""
+    board is too small for them); none for Tic-tac-toe.  ``kind`` (:data:`OPENING_KINDS`) picks
+    Gomoku's other families; a ``ValueError`` names a kind the game or board cannot have."""
+    if kind not in OPENING_KINDS:
+        raise ValueError(f"unknown openings {kind!r} (known: {', '.join(OPENING_KINDS)})")
+    if kind != "balanced":
+        if game != "gomoku":
+            raise ValueError(f"openings {kind!r} are for gomoku, not {game}")
+        return renju_openings(board, count, seed) if kind == "renju26" else random_openings(board, count, seed)
     rng = random.Random(seed)
     if game == "tictactoe":
         return [()]
@@ -215,6 +231,45 @@ def openings(game: str, board: BaseBoard, count: int, seed: int) -> list[tuple[s
             seen.add(key)
             out.append(tuple(line))
     return out or [()]
+
+
+def renju_openings(board: BaseBoard, count: int, seed: int) -> list[tuple[str, ...]]:
+    """``count`` of the 26 standard renju openings (the three stones of each), in the order of
+    :func:`tabletop.games.opening_names.renju_openings` from the ``seed``-th on and round again: a
+    match of 52 games plays each once with each colour.  Only on 15x15, where they are defined."""
+    from tabletop.games.opening_names import renju_openings as named
+
+    if (board.width, board.height) != (15, 15):
+        raise ValueError(f"the standard renju openings are for 15x15, not {board.width}x{board.height}")
+    lines = [moves for _, _, moves in named()]
+    start = seed % len(lines)
+    return [lines[(start + i) % len(lines)] for i in range(max(1, count))]
+
+
+def random_openings(board: BaseBoard, count: int, seed: int) -> list[tuple[str, ...]]:
+    """``count`` distinct openings of three stones, Black, White, Black, each at a random empty
+    point of the middle half of ``board`` (a quarter of each side left out on every edge: 4..10 of
+    0..14 on 15x15), none of them a foul; seeded."""
+    rng = random.Random(seed)
+    lo_col, lo_row = round(board.width / 4), round(board.height / 4)
+    cols = range(lo_col, board.width - lo_col)
+    rows = range(lo_row, board.height - lo_row)
+    out: list[tuple[str, ...]] = []
+    seen: set[str] = set()
+    tries = 0
+    while len(out) < max(1, count) and tries < 100 * max(1, count):
+        tries += 1
+        b = board.copy()
+        line: list[str] = []
+        for _ in range(3):
+            moves = [m for m in b.legal_moves if m.col in cols and m.row in rows]
+            m = rng.choice(moves)
+            b.push(m)
+            line.append(str(m))
+        if b.to_text() not in seen:
+            seen.add(b.to_text())
+            out.append(tuple(line))
+    return out
 
 
 def schedule(game: str, options: dict[str, Any], a: str, b: str, games: int, book: list[tuple[str, ...]],

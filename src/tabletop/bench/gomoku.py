@@ -76,6 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "seconds each, beside the --vs engine's own report of its search of them (nodes a "
                              "second, time to each depth); without --vs, ours alone")
     parser.add_argument("--jobs", type=int, default=1, help="games of the --vs match played at once (default 1)")
+    parser.add_argument("--openings", default="balanced", choices=("balanced", "renju26", "random3"),
+                        help="where the --vs games start, as tabletop match --openings (default balanced)")
     parser.add_argument("--log", default=None, metavar="FILE",
                         help="write each --vs game to FILE (JSON lines) as it ends, as tabletop match --log")
     parser.add_argument(
@@ -183,7 +185,8 @@ def judge_check(count: int, seed: int) -> dict[str, Any]:
     return report
 
 
-def versus_specs(command: str, games: int, rule: str, think: float, seed: int) -> list[GameSpec]:
+def versus_specs(command: str, games: int, rule: str, think: float, seed: int,
+                 kind: str = "balanced") -> list[GameSpec]:
     """The games of level 10 against ``gomocup:COMMAND``, as ``tabletop match`` schedules them."""
     from tabletop.games import new_board
     from tabletop.games.mnk import RULES
@@ -198,7 +201,10 @@ def versus_specs(command: str, games: int, rule: str, think: float, seed: int) -
     if not think > 0:
         raise UsageError(f"--think must be positive, not {think}")
     options = {"rule": rule}
-    book = openings("gomoku", new_board("gomoku", options), (games + 1) // 2, seed)
+    try:
+        book = openings("gomoku", new_board("gomoku", options), (games + 1) // 2, seed, kind)
+    except ValueError as exc:
+        raise UsageError(f"--openings: {exc}") from None
     return schedule("gomoku", options, "level:10", f"gomocup:{command}", games, book, think)
 
 
@@ -210,7 +216,7 @@ def play_versus(args: argparse.Namespace) -> dict[str, Any]:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     args.rule = args.rule or "freestyle"
-    specs = versus_specs(args.vs, int(args.games), args.rule, float(args.think), int(args.seed))
+    specs = versus_specs(args.vs, int(args.games), args.rule, float(args.think), int(args.seed), args.openings)
     try:  # an engine that cannot start would lose every game: say so instead of scoring it
         with GomocupPlayer(args.vs) as probe:
             about = probe.identify(seconds=30)
@@ -223,14 +229,15 @@ def play_versus(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"--log: {exc}") from None
     summary = report.summary()
     summary.update({"engine": args.vs, "about": about, "rule": args.rule, "think": float(args.think),
-                    "jobs": int(args.jobs)})
+                    "jobs": int(args.jobs), "openings": args.openings})
     return summary
 
 
 def print_versus(summary: dict[str, Any]) -> None:
     print(f"tabletop bench gomoku: level 10 against {summary['engine']}")
     print(f"  the engine says: {summary['about']}")
-    print(f"  {summary['rule']}, {summary['think']:g} s a move each, {summary['jobs']} game(s) at a time")
+    print(f"  {summary['rule']}, {summary['think']:g} s a move each, {summary['jobs']} game(s) at a time, "
+          f"{summary['openings']} openings")
     print(f"  level 10 score {100 * summary['score']:5.1f} %   {summary['wins']} wins, {summary['draws']} draws, "
           f"{summary['losses']} losses of {summary['games']}   Elo {summary['elo']:+.0f} "
           f"[{summary['elo_low']:+.0f}, {summary['elo_high']:+.0f}]")

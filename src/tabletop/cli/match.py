@@ -14,6 +14,7 @@ from tabletop.cli import CliError
 from tabletop.games import new_board
 from tabletop.players import SpecError
 from tabletop.tournament import (
+    OPENING_KINDS,
     GameLog,
     GameLogError,
     MatchReport,
@@ -42,6 +43,9 @@ def register(sub: Any) -> None:
     p.add_argument("--rule", default=None, help="gomoku rule")
     p.add_argument("--think", type=float, default=None, metavar="SECONDS", help="time per move for both players")
     p.add_argument("--seed", type=int, default=1, help="seed for the opening order")
+    p.add_argument("--openings", default="balanced", choices=sorted(OPENING_KINDS),
+                   help="where the games start: " + "; ".join(f"{k}: {v}" for k, v in OPENING_KINDS.items())
+                   + " (default balanced)")
     p.add_argument("--sprt", type=float, nargs=2, metavar=("ELO0", "ELO1"), default=None,
                    help="play game pairs until a sequential test accepts H0 (A is ELO0 stronger than B) or "
                         "H1 (ELO1 stronger) at alpha = beta = 0.05: pentanomial model on pairs, logistic Elo "
@@ -80,7 +84,10 @@ def run(args: argparse.Namespace) -> int:
     if args.rule is not None:
         options["rule"] = args.rule
     board = new_board(args.game, options)
-    book = openings(args.game, board, (games + 1) // 2, args.seed)
+    try:
+        book = openings(args.game, board, (games + 1) // 2, args.seed, args.openings)
+    except ValueError as exc:
+        raise CliError(f"--openings: {exc}") from None
     specs = schedule(args.game, options, args.a, args.b, games, book, args.think)
     log = GameLog(args.log) if args.log else None
     try:

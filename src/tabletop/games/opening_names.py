@@ -39,7 +39,7 @@ from typing import Any
 
 from tabletop.games.core import column_index
 
-__all__ = ["NamedOpening", "longest_opening", "opening_name", "opening_names", "opening_table"]
+__all__ = ["NamedOpening", "longest_opening", "opening_name", "opening_names", "opening_table", "renju_openings"]
 
 Point = tuple[int, int]
 
@@ -97,6 +97,12 @@ def _read(name: str) -> dict[str, Any]:
     text = resources.files("tabletop").joinpath("data", "openings", name).read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
+
+
+def renju_openings() -> list[tuple[str, str, tuple[str, ...]]]:
+    """The 26 standard renju openings as the data file lists them (1D-13D, then 1I-13I): each one's
+    code, name and first three stones on 15x15 (``("1D", "Kansei", ("h8", "h9", "h10"))``)."""
+    return [(item["code"], item["name"], tuple(item["moves"].split())) for item in _read("renju.json")["openings"]]
 
 
 def _add(table: dict[tuple[Point, ...], _Entry], key: tuple[Point, ...], entry: _Entry) -> None:
