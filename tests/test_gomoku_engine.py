@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -222,6 +223,20 @@ def test_a_higher_level_beats_level_one() -> None:
         if out.winner is not None and (out.winner is BLACK) == strong_black:
             wins += 1
     assert wins == 2
+
+
+def test_level_10_spends_most_of_its_turn_on_an_undecided_middle_game() -> None:
+    # the first stored freestyle middle game (tabletop bench gomoku --speed): no forced win either way,
+    # level 10 searches it to its deadline, then checks its move (VCF) in a few milliseconds
+    from tabletop.bench.gomoku_speed import load_positions, replay
+
+    board = replay("freestyle", load_positions()["freestyle"][0])
+    engine = GomokuEngine(LEVELS[10])
+    started = time.perf_counter()
+    analysis = engine.analyse(board, Limit(seconds=0.5))
+    took = time.perf_counter() - started
+    assert analysis.forced_win is None and analysis.depth >= 4
+    assert 0.47 <= took <= 0.5 + 0.2  # the search's share; a loaded core may read the clock late
 
 
 def test_turn_seconds_follow_gomocup_limits() -> None:

@@ -52,6 +52,15 @@ class EngineSettings:
     random_only: bool = False  # a random point within two of a stone, nothing more (the beginner)
 
 
+# The share of a turn the search may use where a safety check follows it (the rest is the check's):
+# the VCF check took 0-13 ms at 1 s a turn on the middle games of ``tabletop bench gomoku --speed``, the
+# renju check with the opponent's VCT up to four threats 0-156 ms (median 1 ms); with 0.9 and 0.8 the
+# undecided turns had ended at 0.91 s and 0.83 s of 1 s.  The check may run SAFETY_OVERRUN seconds past
+# the turn (its threat solvers stop at the deadline; turn_seconds keeps the protocol's margin).
+SEARCH_SHARE = 0.96
+SEARCH_SHARE_VCT = 0.9
+SAFETY_OVERRUN = 0.03
+
 # the transposition table's size bound: 2**21 entries of search.TT_ENTRY_BYTES (40 MB), so the
 # default keeps a search well under 300 MB; the Gomocup engine sets it from INFO max_memory
 TT_ENTRIES_DEFAULT = 1 << 21
@@ -101,9 +110,9 @@ def turn_seconds(timeout_turn_ms: int | None, timeout_match_ms: int | None, time
     ``timeout_turn`` 0 means "as fast as possible"; the match budget is spread
     over the moves a game still has (about 30 more for each side at most), and a
     safety margin covers the process and pipe overheads: a tenth of the turn and 20 ms (the
-    search stops at nine tenths of the budget, or four fifths where the safety check looks for
-    VCTs, and the check may run 50 ms past the budget: at 500 ms a turn the replies took at most
-    0.40 s on a two-core machine with three busy processes).
+    search stops at SEARCH_SHARE of the budget, or SEARCH_SHARE_VCT where the safety check looks for
+    VCTs, and the check may run SAFETY_OVERRUN past the budget; with 0.9, 0.8 and 50 ms, at 500 ms a
+    turn the replies took at most 0.40 s on a two-core machine with three busy processes).
     """
     budget = default
     if timeout_turn_ms is not None:
@@ -320,11 +329,11 @@ class GomokuEngine:
         if seconds <= 0:
             max_depth = 1
             deadline = started + 0.5
-        # a tenth of the time (a fifth with the VCT check) is kept for checking that the chosen move
-        # leaves no forced loss
+        # the rest of the turn after the search is kept for checking that the chosen move leaves no
+        # forced loss (SEARCH_SHARE)
         safety_vct = st.safety_vct if pos.renju else 0
         search_deadline = deadline if st.safety_nodes == 0 else started + (deadline - started) * (
-            0.8 if safety_vct else 0.9)
+            SEARCH_SHARE_VCT if safety_vct else SEARCH_SHARE)
         searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES,
                             pruning=True, keep_table=True, extend_fours=st.extend_fours)
         result = searcher.search(max_depth=max_depth)
@@ -333,7 +342,7 @@ class GomokuEngine:
         if st.safety_nodes > 0 and len(scores) > 1 and scores[0][1] < WIN - 100:
             vct_threats = st.lost_vct if scores[0][1] <= -(WIN - 100) else safety_vct
             order = safe_first(pos, [p for p, _ in scores[:10]], st.safety_nodes, vct_threats,
-                               deadline=deadline + 0.05)
+                               deadline=deadline + SAFETY_OVERRUN)
             rank = {p: i for i, p in enumerate(order)}
             scores = sorted(scores, key=lambda t: rank.get(t[0], len(rank)))
             if scores[0][0] != result.best:
