@@ -859,11 +859,23 @@ def test_renju_refuses_blacks_click_on_a_forbidden_double_three(page: Page, base
 WEB = ROOT / "src" / "tabletop" / "server" / "web"
 
 
-def test_javascript_and_css_reach_the_browser_in_under_75_kb(base_url: str) -> None:
-    """What a player downloads: every script and style sheet as the server sends them to a browser
-    that accepts gzip (as every browser does), counted in bytes on the wire."""
-    files = [p for p in WEB.rglob("*") if p.suffix in (".js", ".css")]
-    assert {p.name for p in files} >= {"app.js", "board.js", "net.js", "style.css"}
+def _first_load() -> set[Path]:
+    """The scripts and style sheets every page loads: the style sheets index.html links and the
+    modules app.js imports, with everything they import in turn (``import ... from``)."""
+    html = (WEB / "index.html").read_text()
+    found = {WEB / name for name in re.findall(r'<link rel="stylesheet" href="/web/([a-z]+\.css)">', html)}
+    todo = [WEB / "app.js"]
+    while todo:
+        path = todo.pop()
+        if path in found:
+            continue
+        found.add(path)
+        todo += [WEB / name for name in re.findall(r'^import .* from "/web/([a-z]+\.js)";$', path.read_text(), re.M)]
+    return found
+
+
+def _wire_bytes(base_url: str, files: list[Path]) -> int:
+    """``files`` as the server sends them to a browser that accepts gzip, in bytes on the wire."""
     wire = 0
     with httpx.Client(base_url=base_url, headers={"Accept-Encoding": "gzip"}) as client:
         for path in files:
@@ -872,7 +884,27 @@ def test_javascript_and_css_reach_the_browser_in_under_75_kb(base_url: str) -> N
                 if path.stat().st_size > 1000:
                     assert response.headers.get("content-encoding") == "gzip", path.name
                 wire += sum(len(chunk) for chunk in response.iter_raw())
+    return wire
+
+
+def test_javascript_and_css_reach_the_browser_in_under_75_kb(base_url: str) -> None:
+    """What a player downloads on opening any page: the style sheets and the modules app.js
+    imports, as the server sends them, counted in bytes on the wire; and each module loaded
+    later, on the pages that need it (``import("/web/...")``: the tournaments, a signed-in
+    player's challenges), under 10 KB more with its own style sheet."""
+    first = _first_load()
+    assert {p.name for p in first} >= {"app.js", "board.js", "net.js", "style.css"}
+    wire = _wire_bytes(base_url, sorted(first))
     assert wire < 75 * 1024, f"{wire} bytes of JavaScript and CSS on the wire"
+    files = [p for p in WEB.rglob("*") if p.suffix in (".js", ".css")]
+    later = sorted(set(files) - first)
+    loaders = "".join(p.read_text() for p in WEB.glob("*.js"))
+    for path in later:  # every file not loaded at first is loaded somewhere later
+        assert f'"/web/{path.name}"' in loaders or f"'/web/{path.name}'" in loaders, f"{path.name} is never loaded"
+    for module in (p for p in later if p.suffix == ".js"):
+        extra = [module] + [p for p in later if p.suffix == ".css" and p.stem == module.stem]
+        size = _wire_bytes(base_url, extra)
+        assert size < 10 * 1024, f"{module.name}: {size} bytes more on the wire"
 
 
 def test_the_page_uses_no_framework_and_no_build_step() -> None:

@@ -1,8 +1,8 @@
-"""The browser app: its page at ``/``, ``/play/{id}``, ``/lobby``, ``/@/{name}`` and
-``/leaderboard/{pool}`` (one page; the script reads the path), its files under ``/web`` and
-``/healthz`` for load balancers and tests.  A room, player or pool that does not exist gets
-the same page with status 404 (its script says what is missing), so that a link checker or
-a search engine sees the page is not there.
+"""The browser app: its page at ``/``, ``/play/{id}``, ``/lobby``, ``/@/{name}``,
+``/leaderboard/{pool}``, ``/tournaments`` and ``/tournament/{id}`` (one page; the script reads
+the path), its files under ``/web`` and ``/healthz`` for load balancers and tests.  A room,
+player, pool or tournament that does not exist gets the same page with status 404 (its script
+says what is missing), so that a link checker or a search engine sees the page is not there.
 
 None of these is part of the API, so none is in ``/openapi.json``.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
@@ -22,6 +22,7 @@ from tabletop.ratings import Pool
 from tabletop.server.accounts import Accounts
 from tabletop.server.routers.deps import Hub
 from tabletop.server.store import SqlStore
+from tabletop.server.tournaments import TournamentError, tournaments_of
 
 __all__ = ["WEB", "mount_web", "router"]
 
@@ -80,6 +81,21 @@ async def leaderboard_page(pool: str) -> FileResponse:
 async def review_page(room_id: str, hub: Hub) -> FileResponse:
     """A game's read-only review (the same page; the script reads the path)."""
     return _page(await _room_exists(hub, room_id))
+
+
+@router.get("/tournaments")
+async def tournaments_page() -> FileResponse:
+    return _page()
+
+
+@router.get("/tournament/{tournament_id}")
+async def tournament_page(tournament_id: str, request: Request, hub: Hub) -> FileResponse:
+    """One tournament's page; 404 for an id no tournament has (or on a server that keeps no players)."""
+    try:
+        found = len(tournament_id) <= 40 and await tournaments_of(request.app, hub).exists(tournament_id)
+    except TournamentError:  # a server without accounts keeps no tournaments
+        found = False
+    return _page(found)
 
 
 @router.get("/healthz")

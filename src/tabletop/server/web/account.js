@@ -42,7 +42,7 @@ function setName(name) {
   const nav = $("account");
   nav.textContent = "";
   if (!account.available) return;
-  nav.append(link("Lobby", "/lobby"));
+  nav.append(link("Lobby", "/lobby"), link("Tournaments", "/tournaments"));
   if (name) {
     const me = link(name, `/@/${encodeURIComponent(name)}`);
     me.id = "account-name";

@@ -22,6 +22,8 @@
 //   away.js      an opponent who left: the countdown, claiming the win, aborting
 //   live.js      the games being played, to watch (start page and lobby)
 //   incoming.js  challenges to the signed-in player, to accept or decline (every screen but a game's)
+//   tournaments.js  the tournaments' list and form, a tournament's page
+//   (these two are loaded only where they are needed: a signed-in player; the tournament pages)
 
 import { initTheme } from "/web/theme.js";
 import { initStart } from "/web/start.js";
@@ -35,7 +37,17 @@ import { initImport } from "/web/import.js";
 import { initAccount } from "/web/account.js";
 import { initLobby } from "/web/lobby.js";
 import { initPlayer, initLeaderboard } from "/web/player.js";
-import { initIncoming } from "/web/incoming.js";
+
+/** Call ``fn`` once, when a player is first signed in on this page. */
+function whenSignedIn(account, fn) {
+  let done = false;
+  account.watch((name) => {
+    if (name && !done) {
+      done = true;
+      fn();
+    }
+  });
+}
 
 function main() {
   initTheme();
@@ -45,7 +57,8 @@ function main() {
   const player = /^\/@\/([^/]+)\/?$/.exec(location.pathname);
   const pool = /^\/leaderboard\/([^/]+)\/?$/.exec(location.pathname);
   const review = /^\/review\/([^/]+)\/?$/.exec(location.pathname);
-  if (!match && !review) initIncoming(account);
+  const tournament = /^\/tournament\/([^/]+)\/?$/.exec(location.pathname);
+  if (!match && !review) whenSignedIn(account, () => import("/web/incoming.js").then((m) => m.initIncoming(account)));
   if (match) initPlay(decodeURIComponent(match[1]));
   else if (review) initReview(decodeURIComponent(review[1]));
   else if (location.pathname === "/") {
@@ -57,6 +70,8 @@ function main() {
   else if (location.pathname === "/lobby") initLobby(account);
   else if (player) initPlayer(decodeURIComponent(player[1]));
   else if (pool) initLeaderboard(decodeURIComponent(pool[1]));
+  else if (location.pathname === "/tournaments") import("/web/tournaments.js").then((m) => m.initTournaments(account));
+  else if (tournament) import("/web/tournaments.js").then((m) => m.initTournament(decodeURIComponent(tournament[1]), account));
   else showMissing("Page not found", `There is no page at ${location.pathname} on this server.`);
 }
 

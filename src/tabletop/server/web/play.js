@@ -63,6 +63,9 @@ export async function initPlay(roomId) {
     return;
   }
   initAnalysis();
+  // a tournament game: a link back, and the player's next game opened when it starts
+  const tournament = game.room.players && game.room.players.tournament;
+  if (tournament) import("/web/tournaments.js").then((m) => m.followTournament(roomId, tournament.id));
   game.conn = new RoomConnection(roomId, game.seat, {
     onFrame: onFrame,
     onStatus: showConnection,
