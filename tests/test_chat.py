@@ -223,3 +223,28 @@ def test_signed_in_players_and_spectators_chat_under_their_names(client: TestCli
             assert said(watching) == [("spectators", "alice", "hi all")]
     finally:
         client.cookies.clear()
+
+
+def test_a_room_made_by_this_server_reads_no_chat_from_the_database_when_its_players_arrive(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = client.app.state.hub.store  # type: ignore[attr-defined]
+    reads: list[object] = []
+    read = store.read
+
+    async def counted(function: Callable[[], Any]) -> Any:
+        reads.append(function)
+        return await read(function)
+
+    monkeypatch.setattr(store, "read", counted)
+    room, tokens = online_room(client)
+    with client.websocket_connect(f"/api/rooms/{room}/ws") as black, client.websocket_connect(
+        f"/api/rooms/{room}/ws"
+    ) as white:
+        black.send_json({"type": "hello", "token": tokens["black"]})
+        until(black, lambda f: f["type"] == "state")
+        white.send_json({"type": "hello", "token": tokens["white"]})
+        until(white, lambda f: f["type"] == "state")
+        white.send_json({"type": "chat", "text": "hello"})
+        assert until(black, is_chat)["messages"][0]["text"] == "hello"
+    assert reads == []  # the room is new: it has no messages to read (a loaded room reads them)

@@ -516,6 +516,33 @@ def test_the_writer_process_commits_reports_conflicts_and_is_restarted_when_it_d
     asyncio.run(other.close())
 
 
+def test_the_writer_keeps_one_connection_between_batches_and_replaces_a_broken_one(tmp_path: Path) -> None:
+    from tabletop.server.store import _Append, _Committer, _Create, _engine, actions_table, upgrade
+
+    engine = _engine(f"sqlite:///{tmp_path / 's.db'}", "FULL")
+    upgrade(engine)
+    opened: list[Any] = []  # the DBAPI connection of each checkout from the pool
+    sa.event.listen(engine, "checkout", lambda dbapi, _record, _proxy: opened.append(dbapi))
+    committer = _Committer(engine, hold=True)
+    seats = [SeatRecord("black", "human", "h1"), SeatRecord("white", "human")]
+    assert committer.commit([_Create(_room("r"), seats, [ActionRecord(0, "start", None, None, 1.0)], None)]) == [
+        (None, None)
+    ]
+    for n in range(1, 4):
+        assert committer.commit([_Append("r", [ActionRecord(n, "play", "black", f"m{n}", 2.0)], False)]) == [
+            (None, None)
+        ]
+    assert len(opened) == 1 and committer.commits == 4  # one connection for every batch
+    opened[0].close()  # the connection breaks under the committer (a database restarted, say)
+    assert committer.commit([_Append("r", [ActionRecord(4, "play", "white", "m4", 3.0)], False)]) == [(None, None)]
+    assert len(opened) == 2
+    committer.close()
+    with engine.connect() as conn:
+        stored = conn.execute(sa.select(actions_table.c.n).where(actions_table.c.room_id == "r").order_by("n"))
+        assert [n for (n,) in stored] == [0, 1, 2, 3, 4]
+    engine.dispose()
+
+
 def test_the_benchmarks_websocket_client_sends_receives_and_sees_the_end() -> None:
     from websockets.asyncio.server import serve
 

@@ -329,6 +329,9 @@ def run(args: argparse.Namespace) -> int:
     # person could; the flood limit is lifted for it and the report says so
     unlimited = args.think < 0.05
     extra = args.serve_arg + (["--frame-rate", "0"] if unlimited else []) + (["--profile"] if args.profile else [])
+    # the games are between people: the worker pool never runs an engine, so its processes start
+    # without loading the engines (the server starts in seconds, and its memory is the games')
+    extra.append("--cold-workers")
     with served(extra) as (base, server, _folder):
         result = _run(base, args.games, args.duration, args.think, server.pid, processes, args.profile)
         result["flood_limit"] = "off" if unlimited else "20 frames/s"

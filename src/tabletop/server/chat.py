@@ -137,9 +137,11 @@ class RoomChat:
     """One room's chat in this process: its messages (read from the store on first need) and the
     recent sending times that the rate limit counts."""
 
-    def __init__(self, room_id: str) -> None:
+    def __init__(self, room_id: str, *, new: bool = False) -> None:
+        """``new``: the room was just created by this process, so it has no messages yet and the
+        first arrival reads none from the store."""
         self.room_id = room_id
-        self.messages: list[dict[str, Any]] | None = None
+        self.messages: list[dict[str, Any]] | None = [] if new else None
         self._by_connection: weakref.WeakKeyDictionary[object, deque[float]] = weakref.WeakKeyDictionary()
         self._by_author: dict[str, deque[float]] = {}
         self._keys: weakref.WeakKeyDictionary[object, str] = weakref.WeakKeyDictionary()

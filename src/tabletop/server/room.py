@@ -88,8 +88,9 @@ class Hub(Protocol):
 class Room:
     """One game room: its record, seats, Match and the parts around them."""
 
-    def __init__(self, hub: Hub, stored: StoredRoom) -> None:
-        """The room as stored: ``stored.actions`` are replayed (none for a new room)."""
+    def __init__(self, hub: Hub, stored: StoredRoom, *, new: bool = False) -> None:
+        """The room as stored: ``stored.actions`` are replayed (none for a new room; ``new``: one
+        this process is creating, so nothing of it is in the store yet)."""
         self.hub = hub
         self.lock = asyncio.Lock()
         self.seats = Seats(stored.seats, now=hub.now())  # nobody is connected yet
@@ -97,7 +98,7 @@ class Room:
         self.flag = FlagTimer()
         self.rematch_offer = RematchOffer()
         self.catch_up = CatchUp()
-        self.chat = RoomChat(stored.room.id)
+        self.chat = RoomChat(stored.room.id, new=new)
         self.closed = False
         self.stop_listening: Callable[[], None] = lambda: None  # the bus subscription of a shared room
         # the signed-in players by stored seat row (results.read_players), read on first need

@@ -193,7 +193,7 @@ class RoomHub:
         rematch_of: str | None = None,
         moves: Sequence[str] = (),
     ) -> Room:
-        room = Room(self, StoredRoom(record, seats))  # raises ValueError for a bad game, option or position
+        room = Room(self, StoredRoom(record, seats), new=True)  # ValueError: a bad game, option or position
         room.players_read = True  # none yet: a seek's accept seats them, then reads them (lobby.py)
         # a room that waits for its opponent starts (and its clock runs) when the seat is taken (join)
         at = self.now()

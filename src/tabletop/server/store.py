@@ -559,16 +559,43 @@ Outcome = tuple[BaseException | None, Any]  # a write's error, or its result
 
 class _Committer:
     """Group commit on one engine: a batch of writes in one transaction; if that
-    fails, each alone, so one bad piece cannot sink the others."""
+    fails, each alone, so one bad piece cannot sink the others.
 
-    def __init__(self, engine: Engine) -> None:
+    ``hold``: keep one connection open between batches (the writer process, the engine's only
+    user): a batch then costs no checkout from the pool and no rollback on its return, about a
+    fifth of the CPU of a commit with SQLite.  A batch that fails drops it, so a broken
+    connection is replaced by the next batch."""
+
+    def __init__(self, engine: Engine, *, hold: bool = False) -> None:
         self.engine = engine
         self.commits = 0
+        self._hold = hold
+        self._held: Connection | None = None
+
+    def _batch(self, works: list[_Write]) -> list[Any]:
+        """Run ``works`` in one transaction and commit it."""
+        if not self._hold:
+            with self.engine.begin() as conn:
+                return _run(conn, works)
+        if self._held is None:
+            self._held = self.engine.connect()
+        try:
+            with self._held.begin():
+                return _run(self._held, works)
+        except Exception:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Give back the held connection, if any."""
+        held, self._held = self._held, None
+        if held is not None:
+            with contextlib.suppress(Exception):
+                held.close()
 
     def commit(self, works: list[_Write]) -> list[Outcome]:
         try:
-            with self.engine.begin() as conn:
-                results = _run(conn, works)
+            results = self._batch(works)
             self.commits += 1
             return [(None, r) for r in results]
         except Exception:  # noqa: BLE001 - retried one by one below to find the culprit
@@ -576,8 +603,7 @@ class _Committer:
         outcomes: list[Outcome] = []
         for work in works:
             try:
-                with self.engine.begin() as conn:
-                    (result,) = _run(conn, [work])
+                (result,) = self._batch([work])
                 self.commits += 1
                 outcomes.append((None, result))
             except sa.exc.IntegrityError:
@@ -593,7 +619,7 @@ def _writer_main(url: str, synchronous: str, channel: Any) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the server, which then closes this
-    committer = _Committer(_engine(url, synchronous))
+    committer = _Committer(_engine(url, synchronous), hold=True)
     while True:
         try:
             data = channel.recv_bytes()
@@ -605,6 +631,7 @@ def _writer_main(url: str, synchronous: str, channel: Any) -> None:
         before = committer.commits
         outcomes = [(_portable(error), result) for error, result in committer.commit(works)]
         channel.send_bytes(pickle.dumps((outcomes, committer.commits - before), pickle.HIGHEST_PROTOCOL))
+    committer.close()
     committer.engine.dispose()
 
 
