@@ -286,7 +286,7 @@ def _start_game(conn: Connection, t: Any, black: str, white: str, round_number: 
         busy = conn.execute(tournament_players_table.update().where(
             p.tournament_id == t["id"], p.player_id == player_id, p.room_id.is_(None)).values(
             room_id=room_id, last_opponent=opponent, last_color=color,
-            blacks=p.blacks + (color == "black"), whites=p.whites + (color == "white")))
+            blacks=p.blacks + int(color == "black"), whites=p.whites + int(color == "white")))
         if busy.rowcount != 1:
             raise RuntimeError(f"player {player_id} of tournament {t['id']} was paired already")
     clock = {**json.loads(t["clock"]), "from_first_move": True}
@@ -663,12 +663,16 @@ class Tournaments:
     async def run(self) -> None:
         """Tick every :attr:`period` seconds until cancelled; a failed tick (the database away) is
         tried again at the next."""
+        last_failure = ""
         while True:
             await asyncio.sleep(self.period)
             try:
                 await self.tick()
-            except Exception:  # noqa: BLE001 - logged; the next tick tries again
-                log.exception("tournaments: a tick failed")
+                last_failure = ""
+            except Exception as exc:  # noqa: BLE001 - logged; the next tick tries again
+                if str(exc) != last_failure:  # once while the same failure repeats, not twice a second
+                    log.exception("tournaments: a tick failed")
+                last_failure = str(exc)
 
     async def _announce(self, tournament_id: str, result: TickResult) -> None:
         view = await self.view(tournament_id)
