@@ -233,10 +233,10 @@ def test_level_10_spends_most_of_its_turn_on_an_undecided_middle_game() -> None:
     board = replay("freestyle", load_positions()["freestyle"][0])
     engine = GomokuEngine(LEVELS[10])
     started = time.perf_counter()
-    analysis = engine.analyse(board, Limit(seconds=0.5))
+    analysis = engine.analyse(board, Limit(seconds=1.0))
     took = time.perf_counter() - started
     assert analysis.forced_win is None and analysis.depth >= 4
-    assert 0.47 <= took <= 0.5 + 0.2  # the search's share; a loaded core may read the clock late
+    assert 0.92 <= took <= 1.0 + 0.3  # the search's share; a loaded core may read the clock late
 
 
 def test_turn_seconds_follow_gomocup_limits() -> None:

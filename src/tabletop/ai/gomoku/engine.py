@@ -52,14 +52,16 @@ class EngineSettings:
     random_only: bool = False  # a random point within two of a stone, nothing more (the beginner)
 
 
-# The share of a turn the search may use where a safety check follows it (the rest is the check's):
-# the VCF check took 0-13 ms at 1 s a turn on the middle games of ``tabletop bench gomoku --speed``, the
-# renju check with the opponent's VCT up to four threats 0-156 ms (median 1 ms); with 0.9 and 0.8 the
-# undecided turns had ended at 0.91 s and 0.83 s of 1 s.  The check may run SAFETY_OVERRUN seconds past
-# the turn (its threat solvers stop at the deadline; turn_seconds keeps the protocol's margin).
+# The share of a turn the search may use where a safety check follows it (the check has the rest, to
+# the turn's end): the VCF check took 0-13 ms at 1 s a turn on the middle games of ``tabletop bench
+# gomoku --speed``, the renju check with the opponent's VCT up to four threats 0-156 ms (median 1 ms);
+# with 0.9 and 0.8 the undecided turns had ended at 0.91 s and 0.83 s of 1 s.  The share is of the turn
+# less TURN_OVERHEAD, what a search runs past its deadline (the kernels read the clock every 1,024
+# nodes: some 40 ms on a third of a core) and the answer's own cost: at 0.3 s a turn and load 6 the
+# undecided turns had ended at 0.32 s without it.
 SEARCH_SHARE = 0.96
 SEARCH_SHARE_VCT = 0.9
-SAFETY_OVERRUN = 0.03
+TURN_OVERHEAD = 0.03
 
 # the transposition table's size bound: 2**21 entries of search.TT_ENTRY_BYTES (40 MB), so the
 # default keeps a search well under 300 MB; the Gomocup engine sets it from INFO max_memory
@@ -110,9 +112,10 @@ def turn_seconds(timeout_turn_ms: int | None, timeout_match_ms: int | None, time
     ``timeout_turn`` 0 means "as fast as possible"; the match budget is spread
     over the moves a game still has (about 30 more for each side at most), and a
     safety margin covers the process and pipe overheads: a tenth of the turn and 20 ms (the
-    search stops at SEARCH_SHARE of the budget, or SEARCH_SHARE_VCT where the safety check looks for
-    VCTs, and the check may run SAFETY_OVERRUN past the budget; with 0.9, 0.8 and 50 ms, at 500 ms a
-    turn the replies took at most 0.40 s on a two-core machine with three busy processes).
+    search stops at SEARCH_SHARE of the budget less TURN_OVERHEAD, or SEARCH_SHARE_VCT where the safety
+    check looks for VCTs, and the check stops at the budget; with 0.9, 0.8, no overhead and the check
+    50 ms past the budget, at 500 ms a turn the replies took at most 0.40 s on a two-core machine with
+    three busy processes).
     """
     budget = default
     if timeout_turn_ms is not None:
@@ -332,8 +335,8 @@ class GomokuEngine:
         # the rest of the turn after the search is kept for checking that the chosen move leaves no
         # forced loss (SEARCH_SHARE)
         safety_vct = st.safety_vct if pos.renju else 0
-        search_deadline = deadline if st.safety_nodes == 0 else started + (deadline - started) * (
-            SEARCH_SHARE_VCT if safety_vct else SEARCH_SHARE)
+        search_deadline = started + max(0.0, deadline - started - TURN_OVERHEAD) * (
+            1.0 if st.safety_nodes == 0 else SEARCH_SHARE_VCT if safety_vct else SEARCH_SHARE)
         searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES,
                             pruning=True, keep_table=True, extend_fours=st.extend_fours)
         result = searcher.search(max_depth=max_depth)
@@ -342,7 +345,7 @@ class GomokuEngine:
         if st.safety_nodes > 0 and len(scores) > 1 and scores[0][1] < WIN - 100:
             vct_threats = st.lost_vct if scores[0][1] <= -(WIN - 100) else safety_vct
             order = safe_first(pos, [p for p, _ in scores[:10]], st.safety_nodes, vct_threats,
-                               deadline=deadline + SAFETY_OVERRUN)
+                               deadline=deadline)
             rank = {p: i for i, p in enumerate(order)}
             scores = sorted(scores, key=lambda t: rank.get(t[0], len(rank)))
             if scores[0][0] != result.best:
