@@ -144,6 +144,17 @@ class Game:
                 elif event.get("kind") in ("turn_changed", "move_undone", "colors_chosen"):
                     self._think(ws)
 
+    def _new_engine(self) -> None:
+        """Replace the engine's process by a fresh one.  After a failed move (no answer in time, an
+        error) its answers may be out of step with the questions, a late reply read as the answer to
+        the next one; a fresh process is given the room's whole position."""
+        from tabletop.players import player
+
+        close = getattr(self.player, "close", None)
+        if close is not None:
+            close()
+        self.player = player(self.bot.engine)
+
     def _think(self, ws: Any) -> None:
         """Play the engine's move if it is the bot's turn in the room's state."""
         from tabletop.ai.base import Limit
@@ -163,6 +174,7 @@ class Game:
             move = self.player.choose(board, Limit(seconds=move_seconds(state, self.color, self.bot.seconds)))
         except Exception as exc:
             self.engine_failures += 1
+            self._new_engine()
             if self.engine_failures >= ENGINE_TRIES:  # an engine that cannot play this game resigns it
                 self.bot.out(f"game {self.room}: the engine failed {ENGINE_TRIES} times ({exc}); resigning")
                 ws.send(json.dumps({"type": "resign"}))
