@@ -16,9 +16,10 @@ import schemathesis
 # player (or an external engine this server does not run), a format the room's game cannot use,
 # a seek's options that make no board (or a rated seek without a clock), accepting one's own seek,
 # a record its format's reader refuses, a new password that is easy to guess (zxcvbn's estimate),
-# a challenge's options that make no board (or one to oneself)
+# a challenge's options that make no board (or one to oneself), a tournament's options that make no
+# board, a start too far from now, an arena without its length or a swiss without its rounds
 RULES_NO_SCHEMA_STATES = {"bad_room", "bad_position", "bad_seat", "bad_format", "bad_seek", "own_seek", "bad_record",
-                          "weak_password", "bad_challenge"}
+                          "weak_password", "bad_challenge", "bad_tournament"}
 
 
 @schemathesis.check

@@ -32,11 +32,12 @@ EXAMPLES = 25  # per operation and phase: the run stays near a minute on two bus
 # A 400 for data the schema admits, where no JSON Schema can say what is refused: a position
 # that does not fit the board its options make, a move the rules refuse, a record format
 # that cannot hold the room's game (its game is the room's state, not the request's), a record
-# whose text its format's reader refuses, a new password the strength estimator finds easy to guess.
+# whose text its format's reader refuses, a new password the strength estimator finds easy to guess,
+# a tournament's start too far from now or an arena without its length (a swiss without its rounds).
 CONFIG = """
 [[operations]]
 include-operation-id = ["create_room", "analyse", "room_record", "post_seek", "play_now", "accept_seek", "import_record",
-                        "sign_up", "challenge"]
+                        "sign_up", "challenge", "create_tournament"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
 # signing out would end the session every other signed-in route is fuzzed with (test_accounts.py has it)
@@ -55,6 +56,13 @@ enabled = false
 [[operations]]
 include-operation-id = ["challenge", "view_challenge", "accept_challenge", "decline_challenge", "cancel_challenge",
                         "take_my_seat"]
+warnings = false
+
+# a tournament's start is checked against the clock, and its length or rounds against its kind (400
+# bad_tournament); the other routes need an id only the stateful phase's create_tournament makes (404
+# unknown_tournament, documented); tests/test_tournaments.py covers them
+[[operations]]
+include-operation-id = ["create_tournament", "view_tournament", "join_tournament", "leave_tournament"]
 warnings = false
 
 # accepting needs a second player and collecting a seat an accepted seek, which one fuzzing session

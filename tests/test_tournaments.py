@@ -9,6 +9,8 @@ draw)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +20,8 @@ from fastapi.testclient import TestClient
 
 from tabletop.ratings import DEFAULT
 from tabletop.server.app import create_app
+from tabletop.server.bots import Challenges, EventStream
+from tabletop.server.lobby import LOBBY_CHANNEL
 from tabletop.server.settings import Settings
 from tabletop.server.tournament_scores import arena_points
 from tabletop.server.tournaments import Candidate, SwissPlayer, colours, pair_arena, pair_swiss
@@ -78,7 +82,8 @@ class Wall:
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Players, Wall]]:
     wall = Wall()
     database = tmp_path_factory.mktemp("tournaments") / "t.db"
-    settings = Settings(database=f"sqlite:///{database}", workers=1, tournament_tick=0)
+    # no tick of its own, and no game called off for a first move not made (unless a test asks)
+    settings = Settings(database=f"sqlite:///{database}", workers=1, tournament_tick=0, tournament_first_move=1e9)
     with TestClient(create_app(settings, now=wall)) as client:
         players = Players(client)
         for name in NAMES:
@@ -344,3 +349,90 @@ def test_an_unknown_tournament_is_404_everywhere(app: tuple[Players, Wall]) -> N
     assert players.as_("ann").post("/api/tournaments/nope/leave").status_code == 404
     listed = players.as_(None).get("/api/tournaments").json()["tournaments"]
     assert listed and all("standings" not in t for t in listed)
+
+
+def test_a_bot_joins_with_its_token_and_its_stream_starts_each_tournament_game(app: tuple[Players, Wall]) -> None:
+    """The bot's event stream (read in the server's loop, as test_bots.py reads it) gets
+    ``game_started`` with a seat token for a tournament's pairing, as for a challenge: ``tabletop
+    bot`` plays it unchanged."""
+    players, _wall = app
+    client = players.client
+    players.sign_up("tourbot")
+    token = players.as_("tourbot").post("/api/account/bot").json()["token"]
+    t = create(players, kind="arena", minutes=5)
+    players.as_(None)
+    joined = client.post(f"/api/tournaments/{t['id']}/join", headers={"authorization": f"Bearer {token}"})
+    assert joined.status_code == 200, joined.text
+    assert [s["bot"] for s in joined.json()["standings"]] == [True]
+    refused = client.post("/api/tournaments", headers={"authorization": f"Bearer {token}"},
+                          json={"kind": "arena", "minutes": 5, "game": "tictactoe", "clock": CLOCK})
+    assert (refused.status_code, refused.json()["code"]) == (403, "bot_account")
+    app_ = client.app
+    me = client.portal.call(app_.state.accounts.find, "tourbot")  # type: ignore[attr-defined]
+    lines = EventStream(app_.state.hub, Challenges(app_.state.hub), me, LOBBY_CHANNEL).lines()  # type: ignore[attr-defined]
+
+    def next_line(kind: str) -> dict[str, Any]:
+        for _ in range(20):
+            text = client.portal.call(asyncio.wait_for, lines.__anext__(), 10)
+            line = json.loads(text) if text.strip() else {}
+            if line.get("type") == kind:
+                return dict(line)
+        raise AssertionError(f"no {kind} line")
+
+    waiting = client.portal.start_task_soon(lines.__anext__)  # the stream subscribes, then waits
+    time.sleep(0.3)
+    join(players, t["id"], "ann")
+    tick(players)
+    first = json.loads(waiting.result(10))
+    started = first if first.get("type") == "game_started" else next_line("game_started")
+    (game,) = playing(view(players, t["id"]))
+    assert started["room"] == game["room"] and started["color"] == ("black" if game["black"] == "tourbot" else "white")
+    ann = players.as_("ann").post(f"/api/rooms/{game['room']}/seat").json()
+    tokens = {started["color"]: started["token"], ann["seat"]: ann["token"]}  # the line's token opens the bot's seat
+    with client.websocket_connect(f"/api/rooms/{game['room']}/ws") as black, \
+            client.websocket_connect(f"/api/rooms/{game['room']}/ws") as white:
+        for color, ws in (("black", black), ("white", white)):
+            ws.send_json({"type": "hello", "token": tokens[color]})
+            assert ws.receive_json()["you"] == [color]
+        for seq, (ws, move) in enumerate(((black, "b2"), (white, "a1")), 1):
+            ws.send_json({"type": "move", "move": move, "seq": seq})
+            while (f := ws.receive_json())["type"] != "ack":
+                assert f["type"] != "error", f
+        (black if started["color"] == "black" else white).send_json({"type": "resign"})
+        assert next_line("game_ended")["room"] == game["room"]
+    client.portal.call(lines.aclose)
+    tick(players)
+    assert next(s for s in view(players, t["id"])["standings"] if s["name"] == "ann")["score"] == 2
+    players.as_("ann").post(f"/api/tournaments/{t['id']}/leave")
+
+
+def test_a_game_whose_player_never_moves_is_called_off_and_the_no_show_paused(app: tuple[Players, Wall]) -> None:
+    players, wall = app
+    tournaments = players.client.app.state.tournaments  # type: ignore[attr-defined]
+    t = create(players, kind="arena", minutes=30)
+    join(players, t["id"], "cat", "dan")
+    tick(players)
+    (game,) = playing(view(players, t["id"]))
+    seat = players.as_(game["black"]).post(f"/api/rooms/{game['room']}/seat").json()
+    with players.client.websocket_connect(f"/api/rooms/{game['room']}/ws") as ws:  # Black moves; White never comes
+        ws.send_json({"type": "hello", "token": seat["token"]})
+        ws.receive_json()
+        ws.send_json({"type": "move", "move": "b2", "seq": 1})
+        while ws.receive_json()["type"] != "ack":
+            pass
+    tournaments.first_move = 30.0
+    try:
+        wall.t += 20
+        tick(players)
+        assert playing(view(players, t["id"])) == [game]  # 20 s: White still has time
+        wall.t += 11
+        tick(players)
+    finally:
+        tournaments.first_move = 1e9
+    t = view(players, t["id"])
+    assert playing(t) == [] and t["games"][0]["result"] == "aborted"
+    standing = {s["name"]: s for s in t["standings"]}
+    assert standing[game["white"]]["active"] is False and standing[game["black"]]["active"] is True
+    assert standing[game["black"]]["score"] == standing[game["white"]]["score"] == 0
+    assert players.as_(None).get(f"/api/rooms/{game['room']}").json()["outcome"]["reason"] == "aborted"
+    players.as_(game["black"]).post(f"/api/tournaments/{t['id']}/leave")

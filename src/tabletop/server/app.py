@@ -55,7 +55,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.hub = hub
     app.state.lobby = Lobby(hub)
     hub.spawn(app.state.lobby.keep_seeks_fresh())  # the seeks of players who left go (lobby.py)
-    app.state.tournaments = Tournaments(hub, period=settings.tournament_tick)
+    app.state.tournaments = Tournaments(hub, period=settings.tournament_tick,
+                                        first_move=settings.tournament_first_move)
     if settings.tournament_tick > 0:
         hub.spawn(app.state.tournaments.run())  # tournaments start, pair and finish (tournaments.py)
     await hub.resume()

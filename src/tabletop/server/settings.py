@@ -49,7 +49,8 @@ class Settings:
     ``away_timeout``: seconds a player of an online game may be gone (no connection holds their
     seat) before the other player may claim the win or call the game off.  ``tournament_tick``:
     seconds between this process's rounds of tournament work (starting, pairing, finishing; 0: none,
-    a test ticks by hand)."""
+    a test ticks by hand); ``tournament_first_move``: seconds a paired tournament player has to make
+    their first move, else the game is called off and they are paused."""
 
     database: str = "sqlite:///:memory:"
     redis: str | None = None
@@ -64,3 +65,4 @@ class Settings:
     warm_workers: bool = False
     away_timeout: float = 60.0
     tournament_tick: float = 0.5
+    tournament_first_move: float = 30.0

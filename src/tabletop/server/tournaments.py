@@ -42,10 +42,12 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from tabletop.games import new_board
+from tabletop.games.core import BLACK, WHITE
 from tabletop.ratings import Rating, pool_for
 from tabletop.server.accounts import AccountError, Player
 from tabletop.server.bots import Bots, bot_ids, player_channel
 from tabletop.server.bus import Broadcast, frame
+from tabletop.server.errors import RoomError
 from tabletop.server.results import read_rating
 from tabletop.server.rooms import RoomHub, new_room_id
 from tabletop.server.seats import hash_secret, new_secret
@@ -54,6 +56,7 @@ from tabletop.server.store import (
     RoomRecord,
     SeatRecord,
     SqlStore,
+    actions_table,
     insert_room,
     players_table,
     room_players_table,
@@ -81,6 +84,7 @@ MAX_ROUNDS = 15
 EARLIEST_START = 60.0  # seconds before now a start may be given (a form filled in a minute ago)
 LATEST_START = 30 * 86400.0
 TICK = 0.5  # seconds between a process's ticks
+FIRST_MOVE = 30.0  # seconds a paired player has for their first move (else the game is called off)
 FINISHED_LISTED = 20
 GAMES_SHOWN = 300
 LIVE = ("upcoming", "running", "finishing")
@@ -445,7 +449,38 @@ def _tick(conn: Connection, tournament_id: str, now: float) -> TickResult:
     return result
 
 
+def _pause(conn: Connection, room_id: str, player_ids: list[str]) -> tuple[str | None, int]:
+    """Set the players of the tournament game ``room_id`` inactive (they did not move in it): the
+    tournament and its new version, or None when nothing changed."""
+    g = tournament_games_table.c
+    tournament_id = conn.execute(sa.select(g.tournament_id).where(g.room_id == room_id)).scalar()
+    if tournament_id is None or _lock(conn, tournament_id) is None:
+        return None, 0
+    p = tournament_players_table.c
+    paused = conn.execute(tournament_players_table.update().where(
+        p.tournament_id == tournament_id, p.player_id.in_(player_ids), p.active.is_(True)).values(active=False))
+    if paused.rowcount == 0:
+        return None, 0
+    return tournament_id, _bump(conn, tournament_id)
+
+
 # -- reads -------------------------------------------------------------------------------------------------------
+def _unstarted(conn: Connection, before: float) -> list[tuple[str, str, str]]:
+    """``(room, black, white)`` of the tournament games under way since before ``before`` in which a
+    side has stored no move yet (the room itself is asked before anything is done)."""
+    g = tournament_games_table.c
+    t = tournaments_table.c
+    a = actions_table.c
+    movers = (sa.select(sa.func.count(sa.distinct(a.color))).where(
+        a.room_id == g.room_id, a.kind.in_(("play", "choose")), a.color.is_not(None)).scalar_subquery())
+    rows = conn.execute(
+        sa.select(g.room_id, g.black, g.white)
+        .join(tournaments_table, t.id == g.tournament_id)
+        .where(t.status.in_(LIVE), g.ended.is_(None), g.room_id.is_not(None), g.started < before, movers < 2)
+    ).all()
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
 def _due(conn: Connection, now: float) -> list[str]:
     """The tournaments with work for a tick: starting, running or finishing."""
     t = tournaments_table.c
@@ -555,13 +590,16 @@ def _list(conn: Connection) -> list[dict[str, Any]]:
 class Tournaments:
     """Creating, joining and leaving tournaments, their views, and the tick that runs them."""
 
-    def __init__(self, hub: RoomHub, *, period: float = TICK) -> None:
-        """``period``: seconds between this process's ticks (:meth:`run`)."""
+    def __init__(self, hub: RoomHub, *, period: float = TICK, first_move: float = FIRST_MOVE) -> None:
+        """``period``: seconds between this process's ticks (:meth:`run`); ``first_move``: seconds a
+        paired player has to make their first move before the game is called off and they are
+        paused (a no-show would otherwise hold their opponent, and the tournament's end, for ever)."""
         if not isinstance(hub.store, SqlStore):
             raise TournamentError("no_accounts", "this server keeps no players", 400)
         self.hub = hub
         self.store: SqlStore = hub.store
         self.period = period
+        self.first_move = first_move
 
     async def _read(self, function: Callable[..., Any], *args: Any) -> Any:
         def read() -> Any:
@@ -658,7 +696,31 @@ class Tournaments:
             if result.version:
                 changed.append(tournament_id)
                 await self._announce(tournament_id, result)
+        for room_id, black, white in await self._read(_unstarted, now - self.first_move):
+            await self._call_off(room_id, {"black": black, "white": white})
         return changed
+
+    async def _call_off(self, room_id: str, players: dict[str, str]) -> None:
+        """Abort the game of ``room_id`` if a side has still not moved, and pause whoever has not
+        (any process may: the room's stored version decides which one's abort counts)."""
+        room = await self.hub.get(room_id)
+        if room is None:
+            return
+        async with room.lock:
+            match = room.match
+            if match.is_over():
+                return
+            absent = [color for color in (BLACK, WHITE) if not match.has_moved(color)]
+            if not absent:
+                return
+            try:
+                await room.change("abort", absent[0], None)
+            except RoomError:
+                return  # another process ended it first (stale_room), or a move came in: the next tick sees
+            rows = [room.seats.row_label(color.label) for color in absent]
+        tournament_id, version = await self.store.call(_pause, room_id, [players[row] for row in rows])
+        if tournament_id is not None:
+            await self.publish(tournament_id, [], version)
 
     async def run(self) -> None:
         """Tick every :attr:`period` seconds until cancelled; a failed tick (the database away) is
