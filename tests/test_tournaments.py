@@ -436,3 +436,10 @@ def test_a_game_whose_player_never_moves_is_called_off_and_the_no_show_paused(ap
     assert standing[game["black"]]["score"] == standing[game["white"]]["score"] == 0
     assert players.as_(None).get(f"/api/rooms/{game['room']}").json()["outcome"]["reason"] == "aborted"
     players.as_(game["black"]).post(f"/api/tournaments/{t['id']}/leave")
+
+
+def test_tabletop_serve_names_a_first_move_wait_out_of_range_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.cli import main
+
+    assert main(["serve", "--tournament-first-move", "0"]) == 2
+    assert "error: --tournament-first-move 0 is not a number of seconds" in capsys.readouterr().err

@@ -49,6 +49,14 @@ def register(sub: Any) -> None:
         help="how long a player of an online game may be gone before the other may claim the win "
         "or call the game off (default 60)",
     )
+    p.add_argument(
+        "--tournament-first-move",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long a paired tournament player has for their first move before the game is called off "
+        "and they are paused (default 30)",
+    )
     # time the event loop's CPU by part and answer GET /api/profile (tabletop bench server --profile)
     p.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     p.add_argument(
@@ -72,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--workers must be at least 1")
     if not 0 < args.away_timeout <= 86400:
         raise CliError(f"--away-timeout {args.away_timeout:g} is not a number of seconds from 0 to 86400 (a day)")
+    if not 0 < args.tournament_first_move <= 86400:
+        raise CliError(f"--tournament-first-move {args.tournament_first_move:g} is not a number of seconds "
+                       "from 0 to 86400 (a day)")
     database = args.database or default_database_url()
     if "://" not in database:
         raise CliError(
@@ -94,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         profile=args.profile,
         warm_workers=not args.cold_workers,
         away_timeout=args.away_timeout,
+        tournament_first_move=args.tournament_first_move,
     )
     app = create_app(settings)
     ws: Any = "websockets-sansio"  # the websockets library's sans-I/O protocol
