@@ -17,6 +17,9 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
+from starlette.websockets import WebSocketDisconnect
 
 from tabletop.ratings import DEFAULT
 from tabletop.server.app import create_app
@@ -51,6 +54,21 @@ def test_the_last_two_active_players_may_meet_again() -> None:
     free = [Candidate("a", last_opponent="b"), Candidate("b", last_opponent="a")]
     assert pair_arena(free, 3) == []  # a third player is active: they wait for someone else
     assert len(pair_arena(free, 2)) == 1
+
+
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 9)), min_size=0, max_size=12), st.integers(2, 14))
+def test_arena_pairing_never_seats_a_player_twice_nor_rematches_the_last_game_and_leaves_no_pairable_two(
+        players: list[tuple[int, int]], extra_active: int) -> None:
+    free = [Candidate(f"p{n}", score, last_opponent=f"p{last}") for n, (score, last) in enumerate(players)]
+    active = len(free) + extra_active
+    pairs = pair_arena(free, active)
+    seated = [p for pair in pairs for p in pair]
+    assert len(seated) == len(set(seated))
+    last = {c.player_id: c.last_opponent for c in free}
+    assert all(last[a] != b and last[b] != a for a, b in pairs)
+    waiting = [c.player_id for c in free if c.player_id not in seated]
+    for index, a in enumerate(waiting):  # nobody waits who could have played another who waits
+        assert all(last[a] == b or last[b] == a for b in waiting[index + 1:])
 
 
 def test_the_player_who_had_black_more_often_takes_white() -> None:
@@ -343,12 +361,18 @@ def test_the_tournament_socket_sends_the_tournament_then_each_pairing_and_end_li
 
 
 def test_an_unknown_tournament_is_404_everywhere(app: tuple[Players, Wall]) -> None:
-    players, _wall = app
+    players, wall = app
     assert players.as_(None).get("/api/tournaments/nope").json()["code"] == "unknown_tournament"
     assert players.as_("ann").post("/api/tournaments/nope/join").status_code == 404
     assert players.as_("ann").post("/api/tournaments/nope/leave").status_code == 404
+    with players.client.websocket_connect("/api/tournaments/nope/ws") as ws:
+        assert ws.receive_json()["code"] == "unknown_tournament"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 4404
+    made = create(players, kind="swiss", rounds=2, starts=wall.t + 3600)
     listed = players.as_(None).get("/api/tournaments").json()["tournaments"]
-    assert listed and all("standings" not in t for t in listed)
+    assert made["id"] in [t["id"] for t in listed] and all("standings" not in t for t in listed)
 
 
 def test_a_bot_joins_with_its_token_and_its_stream_starts_each_tournament_game(app: tuple[Players, Wall]) -> None:
