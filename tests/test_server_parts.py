@@ -397,6 +397,79 @@ def test_a_connection_that_stops_reading_is_closed_after_what_came_before(monkey
     asyncio.run(scenario())
 
 
+def test_a_requests_answer_is_written_by_the_reading_task_in_queue_order_with_frames_from_others() -> None:
+    """The ack and events of a client's own move go out from the task that read the move (no
+    wake-up of the sending task); frames queued by others while a request waits go out first,
+    by the sending task, and the order on the socket stays the order of the queue."""
+    import json
+    from types import SimpleNamespace
+
+    from starlette.websockets import WebSocketState
+
+    from tabletop.server.bus import frame
+    from tabletop.server.profile import NO_CLOCK
+    from tabletop.server.routers.socket import Connection
+    from tabletop.server.settings import Settings
+
+    written: list[tuple[list[Any], asyncio.Task[Any] | None]] = []  # each write's frames, and its task
+
+    async def scenario() -> None:
+        inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        others = asyncio.Event()  # set when the second move has queued its ack and waits
+
+        async def send_text(text: str) -> None:
+            data = json.loads(text)
+            written.append((data["frames"] if data["type"] == "batch" else [data], asyncio.current_task()))
+
+        class OneRoom:
+            id = "r"
+
+            async def move(self, client: Any, text: str, seq: int) -> None:
+                client.send(frame("ack", seq=seq))
+                if seq == 2:  # this request waits (for the room's lock, say) after its ack
+                    others.set()
+                    await asyncio.sleep(0.05)
+                client.send(Broadcast("events", [frame("event", version=seq, move=text)], seq))
+
+            async def leave(self, client: Any) -> None:
+                return None
+
+        websocket = SimpleNamespace(
+            query_params={"batch": "1"},
+            application_state=WebSocketState.CONNECTED,
+            send_text=send_text,
+            receive=inbox.get,
+        )
+        connection = Connection(websocket, SimpleNamespace(clock=NO_CLOCK), Settings(frame_rate=0), OneRoom())  # type: ignore[arg-type]
+        connection.client.greeted = True
+        reader = asyncio.get_running_loop().create_task(connection.run())
+        await asyncio.sleep(0.01)
+        await inbox.put({"type": "websocket.receive", "text": '{"type":"move","move":"a1","seq":1}'})
+        await asyncio.sleep(0.01)
+        assert written == [([frame("ack", seq=1), frame("event", version=1, move="a1")], reader)]
+        connection.client.send(frame("watchers", n=1))  # another task's frame, the reader idle
+        await asyncio.sleep(0.01)
+        assert written[-1][0] == [frame("watchers", n=1)] and written[-1][1] is not reader
+        await inbox.put({"type": "websocket.receive", "text": '{"type":"move","move":"b1","seq":2}'})
+        await others.wait()
+        connection.client.send(frame("watchers", n=2))  # while the reader's request waits
+        await asyncio.sleep(0.1)
+        await inbox.put({"type": "websocket.disconnect", "code": 1000})
+        await asyncio.wait_for(reader, 5)
+        frames = [f for texts, _ in written for f in texts]
+        assert frames == [
+            frame("ack", seq=1),
+            frame("event", version=1, move="a1"),
+            frame("watchers", n=1),
+            frame("ack", seq=2),
+            frame("watchers", n=2),
+            frame("event", version=2, move="b1"),
+        ]
+        assert written[-1] == ([frame("event", version=2, move="b1")], reader)
+
+    asyncio.run(scenario())
+
+
 def test_a_following_connection_keeps_no_finished_room_in_memory() -> None:
     """A connection that follows rematches (``follow=1``) holds only its current room: the finished
     ones leave the hub and memory (they load again from the store on demand)."""

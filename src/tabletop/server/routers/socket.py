@@ -6,8 +6,10 @@ What the room sends back (its own frames for this client and the room's
 broadcasts) waits in an outbox (a deque) for one sending task, which
 writes everything queued since it last ran: each frame alone, or with
 ``?batch=1`` up to :data:`BATCH_FRAMES` of them in one
-``{"type":"batch","frames":[...]}`` frame.  With ``?follow=1`` a rematch moves
-the connection into the new room.
+``{"type":"batch","frames":[...]}`` frame.  What a client's own request queues
+(a move's ack and events) is written by the reading task once the request is
+answered, when the sending task is idle: one task wake-up a move less, in the
+same order.  With ``?follow=1`` a rematch moves the connection into the new room.
 
 A client that stops reading must not grow the server's memory without end:
 past :data:`MAX_QUEUED` waiting items the connection takes nothing more and is
@@ -105,6 +107,11 @@ class Connection:
         # loop, made without asking asyncio for the running loop (a getpid() call in 3.11)
         self._loop = asyncio.get_running_loop()
         self._wake: asyncio.Future[None] | None = None
+        # the reading task, while it answers a request: what it queues meanwhile waits for it
+        # (it writes that itself once done, _write_own); _flushing: that write is under way
+        self._reader: asyncio.Task[Any] | None = None
+        self._answering = False
+        self._flushing = False
         self.overflowed = False
         self.client = Client(self.put, self.follow if params.get("follow") == "1" else None)
         self.switching: list[asyncio.Task[None]] = []
@@ -122,6 +129,13 @@ class Connection:
             self.overflowed = True
             item = _CLOSE
         self.outbox.append(item)
+        if self._wake is None or self._flushing:
+            return  # the sending task is busy (it sends this next), or the reader is writing
+        if self._answering and asyncio.current_task(self._loop) is self._reader:
+            return  # the reader's own request: it writes this when the request is answered
+        self._wake_sender()
+
+    def _wake_sender(self) -> None:
         wake = self._wake
         if wake is not None:
             self._wake = None
@@ -130,6 +144,7 @@ class Connection:
 
     async def run(self) -> None:
         sender = self._loop.create_task(self._send())
+        self._reader = asyncio.current_task(self._loop)
         clock = self.hub.clock  # CPU by part (--profile): the wait for a frame is the loop's
         try:
             while True:
@@ -143,7 +158,12 @@ class Connection:
                 if refusal is not None:
                     self.client.send(refusal)
                 elif text is not None:
-                    await self._handle(text)
+                    self._answering = True
+                    try:
+                        await self._handle(text)
+                    finally:
+                        self._answering = False
+                    await self._write_own()
             clock.enter("loop")
         except WebSocketDisconnect:
             pass
@@ -180,6 +200,33 @@ class Connection:
                 )
             recent.append(now)
         return None
+
+    async def _write_own(self) -> None:
+        """Write what is queued once the reader has answered a request, if the sending task is
+        idle (waiting for frames) and nothing holds the connection back (a move into a rematch
+        room, an overflow); otherwise wake the sending task for it.  Frames queued by others
+        while this writes wait for it, so the order stays the queue's."""
+        if not self.outbox or self._wake is None:
+            return  # nothing to send, or the sending task is busy and sends it next
+        if self.overflowed or not self.settled.is_set():
+            self._wake_sender()
+            return
+        websocket, outbox, clock = self.websocket, self.outbox, self.hub.clock
+        resume = clock.enter("frames")
+        self._flushing = True
+        try:
+            items = list(outbox)
+            outbox.clear()
+            if websocket.application_state == WebSocketState.CONNECTED:
+                for text in texts(items, self.batch):
+                    await websocket.send_text(text)
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass  # the socket closed: the next receive ends the session
+        finally:
+            self._flushing = False
+            clock.enter(resume)
+        if outbox:
+            self._wake_sender()  # queued while this wrote
 
     async def _send(self) -> None:
         """Send what is queued, in order, until the socket closes (or overflowed: close it)."""
