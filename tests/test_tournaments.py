@@ -27,7 +27,7 @@ from tabletop.server.bots import Challenges, EventStream
 from tabletop.server.lobby import LOBBY_CHANNEL
 from tabletop.server.settings import Settings
 from tabletop.server.tournament_scores import arena_points
-from tabletop.server.tournaments import Candidate, SwissPlayer, colours, pair_arena, pair_swiss
+from tabletop.server.tournaments import Candidate, SwissPlayer, _due, colours, pair_arena, pair_swiss
 from test_lobby import Players
 
 CLOCK = {"initial": 60, "increment": 0}
@@ -467,3 +467,26 @@ def test_tabletop_serve_names_a_first_move_wait_out_of_range_in_one_line(capsys:
 
     assert main(["serve", "--tournament-first-move", "0"]) == 2
     assert "error: --tournament-first-move 0 is not a number of seconds" in capsys.readouterr().err
+
+
+def test_a_tournament_with_nothing_to_do_is_not_ticked(app: tuple[Players, Wall]) -> None:
+    """A tick writes (and on SQLite syncs to disk) only for a tournament with work due."""
+    players, wall = app
+    tournaments = players.client.app.state.tournaments  # type: ignore[attr-defined]
+
+    def due() -> list[str]:
+        found: list[str] = players.client.portal.call(tournaments._read, _due, wall.t)
+        return found
+
+    t = create(players, kind="arena", minutes=30)
+    join(players, t["id"], "ann", "ben", "cat")
+    assert t["id"] in due()  # to start
+    tick(players)
+    assert t["id"] not in due()  # two play, the third waits alone
+    (game,) = playing(view(players, t["id"]))
+    finish(players, game, "draw")
+    assert t["id"] in due()  # an end to announce, and two free players who did not just meet
+    tick(players)
+    assert t["id"] not in due()
+    for name in ("ann", "ben", "cat"):
+        players.as_(name).post(f"/api/tournaments/{t['id']}/leave")

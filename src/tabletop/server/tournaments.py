@@ -482,10 +482,34 @@ def _unstarted(conn: Connection, before: float) -> list[tuple[str, str, str]]:
 
 
 def _due(conn: Connection, now: float) -> list[str]:
-    """The tournaments with work for a tick: starting, running or finishing."""
+    """The tournaments with work for a tick (read without a lock; :func:`_tick` decides again under
+    it): one to start, a game end to announce, an arena past its end or with two free players it
+    may pair, a swiss or a finishing tournament with no game under way.  A tournament with nothing
+    to do costs its processes no write (nor, on SQLite, a sync to disk) twice a second."""
     t = tournaments_table.c
-    return [r[0] for r in conn.execute(sa.select(t.id).where(
-        sa.or_(t.status.in_(("running", "finishing")), sa.and_(t.status == "upcoming", t.starts <= now))))]
+    g = tournament_games_table.c
+    due = []
+    for row in conn.execute(tournaments_table.select().where(
+            sa.or_(t.status.in_(("running", "finishing")), sa.and_(t.status == "upcoming", t.starts <= now)))
+            ).mappings().all():
+        games = conn.execute(sa.select(sa.func.count(), sa.func.sum(sa.case((g.ended.is_(None), 1), else_=0)),
+                                       sa.func.sum(sa.case((g.announced.is_(False) & g.ended.is_not(None), 1),
+                                                           else_=0)))
+                             .where(g.tournament_id == row["id"])).one()
+        playing, unannounced = games[1] or 0, games[2] or 0
+        if row["status"] == "upcoming" or unannounced or (playing == 0 and (
+                row["status"] == "finishing" or row["kind"] == "swiss")):
+            due.append(row["id"])
+        elif row["kind"] == "arena" and row["status"] == "running":
+            if now >= row["starts"] + row["minutes"] * 60:
+                due.append(row["id"])
+                continue
+            players = _players(conn, row["id"])
+            free = [Candidate(r["player_id"], r["score"], r["free_since"], r["last_opponent"])
+                    for r in players if r["active"] and r["room_id"] is None]
+            if len(free) >= 2 and pair_arena(free, sum(1 for r in players if r["active"]), coin=lambda: True):
+                due.append(row["id"])
+    return due
 
 
 def _summary(row: Any, names: dict[str, str], winner: str | None) -> dict[str, Any]:
