@@ -46,7 +46,7 @@ def start_bot(server: Server, name: str, folder: Path) -> tuple[subprocess.Popen
     token = sign_up(server, name).post("/api/account/bot").json()["token"]
     with (folder / f"{name}.log").open("wb") as out:
         process = subprocess.Popen([TABLETOP, "bot", "--server", server.url, "--token", token, "--engine", ENGINE,
-                                    "--seconds", "0.2"], stdout=out, stderr=subprocess.STDOUT)
+                                    "--seconds", "0.05"], stdout=out, stderr=subprocess.STDOUT)
     return process, token
 
 
@@ -97,9 +97,15 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
     contexts = []
     errors: list[str] = []
     try:
-        clients = [sign_up(server, name) for name in people]
         for name in (f"rapa{tag}", f"rapb{tag}"):
             bots.append(start_bot(server, name, tmp_path))
+        clients = [sign_up(server, name) for name in people]
+        # each bot loads its engine as it starts; the arena begins once both are ready to move
+        deadline = time.monotonic() + 60
+        while not all("the engine is ready" in (tmp_path / f"{name}.log").read_text()
+                      for name in (f"rapa{tag}", f"rapb{tag}")):
+            assert time.monotonic() < deadline, "the bots' engines did not load in 60 s"
+            time.sleep(0.2)
         made = clients[0].post("/api/tournaments", json={
             "kind": "arena", "name": "End to end", "game": "gomoku", "options": {"rule": "freestyle", "size": 15},
             "clock": CLOCK, "rated": True, "minutes": 0.75})
@@ -117,7 +123,7 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
             page = ctx.new_page()
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(f"{server.url}/tournament/{tournament}")
-            page.get_by_role("button", name="Join").click()
+            page.get_by_role("button", name="Join", exact=True).click()
             pages.append(page)
         for _, token in bots:
             joined = httpx.post(f"{server.url}/api/tournaments/{tournament}/join",
@@ -136,7 +142,8 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
         scores = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
         assert all(g["result"] in (*scores, "aborted") for g in final["games"]), final["games"]
         games = sorted((g for g in final["games"] if g["result"] in scores), key=lambda g: g["ended"])
-        assert len(games) >= 6, final["games"]
+        lengths = [(g["black"], g["white"], g["result"], round(g["ended"] - g["started"], 1)) for g in games]
+        assert len(games) >= 6, lengths
         names = {n for g in games for n in (g["black"], g["white"])}
         assert names == {*people, f"rapa{tag}", f"rapb{tag}"}, names
 
@@ -187,7 +194,7 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
             expect(page.locator("#podium li")).to_have_count(3)
         assert errors == []
         assert all(process.poll() is None for process, _ in bots), "a bot stopped"
-        print(f"{len(games)} games; the arena took {played:.1f} s from the server's start")
+        print(f"{len(games)} games; the arena took {played:.1f} s from the server's start: {lengths}")
     finally:
         for ctx in contexts:
             ctx.close()

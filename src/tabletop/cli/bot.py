@@ -6,7 +6,10 @@ on the room's socket with the seat token of its ``game_started`` line, as a brow
 the room's state when the turn changes, gives the position to its engine (a process of its own per
 game, the manager-side clients of :mod:`tabletop.protocols`) and sends the move with its ply as
 ``seq``, so a move sent again after a reconnection is not played twice.  Draw offers and takeback
-requests are declined; an engine that fails on a game three times in a row resigns it.
+requests are declined; an engine that fails on a game three times in a row resigns it.  Each game
+under way has an engine process of its own; a finished game's engine plays the bot's next game (a
+fresh one spends seconds loading before its first move; the bot loads one as it starts), and an
+engine that failed a move is replaced.
 
 A dropped connection is retried every few seconds, the stream's and each game's alike; on each new
 stream connection the server sends ``game_started`` again for every game in progress with a fresh
@@ -33,6 +36,10 @@ ENGINES = {"nboard": ("reversi",), "gomocup": ("gomoku",)}
 RETRY = 2.0  # seconds between tries to reconnect
 ENGINE_TRIES = 3  # an engine failing this many times in a row on one game resigns it
 STREAM_SILENCE = 30.0  # seconds without a line (the server sends one every 10) before the stream is dropped
+IDLE_ENGINES = 2  # engines of finished games kept running for the next ones
+ENGINE_BACK_WAIT = 3.0  # seconds a new game waits for the engine of a game that has just ended
+WARM_UP_SECONDS = 30.0  # the most an engine may take to load and answer its first, empty, position
+WARM_UP_GAMES = {"nboard": "reversi", "gomocup": "gomoku"}  # the usual game of each kind of engine
 
 
 def register(sub: Any) -> None:
@@ -96,9 +103,7 @@ class Game:
         self.token_changed.set()
 
     def _run(self) -> None:
-        from tabletop.players import player
-
-        self.player = player(self.bot.engine)
+        self.player = self.bot.take_engine()
         try:
             while not self.done.is_set() and not self.bot.stopping.is_set():
                 try:
@@ -109,9 +114,7 @@ class Game:
                     log.warning("room %s: %s; reconnecting", self.room, exc)
                     self.token_changed.wait(RETRY)
         finally:
-            close = getattr(self.player, "close", None)
-            if close is not None:
-                close()
+            self.bot.give_back_engine(self.player, healthy=self.engine_failures == 0)
             self.bot.finished(self)
 
     def _play_on_socket(self) -> None:
@@ -148,12 +151,8 @@ class Game:
         """Replace the engine's process by a fresh one.  After a failed move (no answer in time, an
         error) its answers may be out of step with the questions, a late reply read as the answer to
         the next one; a fresh process is given the room's whole position."""
-        from tabletop.players import player
-
-        close = getattr(self.player, "close", None)
-        if close is not None:
-            close()
-        self.player = player(self.bot.engine)
+        self.bot.give_back_engine(self.player, healthy=False)
+        self.player = self.bot.take_engine()
 
     def _think(self, ws: Any) -> None:
         """Play the engine's move if it is the bot's turn in the room's state."""
@@ -198,7 +197,53 @@ class Bot:
         self.games: dict[str, Game] = {}
         self.finished_rooms: set[str] = set()
         self.lock = threading.Lock()
+        self.engine_back = threading.Condition(self.lock)  # notified when an engine becomes idle
         self.stopping = threading.Event()
+        # engines of finished games, kept running for the next game: a fresh process spends seconds
+        # loading before its first move, which a short clock pays for
+        self.idle_engines: list[Any] = []
+
+    def take_engine(self) -> Any:
+        """An engine for a new game: one a finished game left running, or a new one (a new position
+        is given to it whole, RESTART/BOARD or BEGIN, by the protocol's player)."""
+        from tabletop.players import player
+
+        with self.lock:
+            # a game that just ended gives its engine back within a second or two: the next game,
+            # often paired at once (an arena), waits for it rather than start a cold one
+            if any(game.done.is_set() for game in self.games.values()):
+                self.engine_back.wait_for(lambda: bool(self.idle_engines), timeout=ENGINE_BACK_WAIT)
+            if self.idle_engines:
+                return self.idle_engines.pop()
+        return player(self.engine)
+
+    def warm_up(self) -> None:
+        """Start an engine and let it load, by asking its move in the empty position of its usual
+        game with time to spare, and keep it for the first game: that game's first move then does not
+        wait for the loading (seconds on a busy machine, more than a short clock's move allows)."""
+        from tabletop.ai.base import Limit
+        from tabletop.games import new_board
+
+        engine = self.take_engine()
+        try:
+            engine.choose(new_board(WARM_UP_GAMES[self.kind], {}), Limit(seconds=WARM_UP_SECONDS))
+        except Exception as exc:  # noqa: BLE001 - the first game starts an engine of its own
+            self.out(f"the engine did not warm up: {exc}")
+            self.give_back_engine(engine, healthy=False)
+            return
+        self.give_back_engine(engine, healthy=True)
+        self.out("the engine is ready")
+
+    def give_back_engine(self, engine: Any, healthy: bool) -> None:
+        """Keep a game's engine for the next game, or stop it when it failed or the bot stops."""
+        with self.lock:
+            if healthy and not self.stopping.is_set() and len(self.idle_engines) < IDLE_ENGINES:
+                self.idle_engines.append(engine)
+                self.engine_back.notify_all()
+                return
+        close = getattr(engine, "close", None)
+        if close is not None:
+            close()
 
     # -- HTTP ---------------------------------------------------------------------------------------
     def ws_url(self, path: str) -> str:
@@ -237,6 +282,7 @@ class Bot:
     # -- events -------------------------------------------------------------------------------------
     def run(self) -> int:
         """Read the stream, reconnecting after a drop, until ``--games`` games have finished."""
+        threading.Thread(target=self.warm_up, name="engine warm-up", daemon=True).start()
         while not self.stopping.is_set():
             try:
                 for event in self.lines():
@@ -251,6 +297,12 @@ class Bot:
                     self.stopping.wait(RETRY)
         for game in list(self.games.values()):
             game.thread.join(timeout=10)
+        with self.lock:
+            idle, self.idle_engines = self.idle_engines, []
+        for engine in idle:
+            close = getattr(engine, "close", None)
+            if close is not None:
+                close()
         return 0
 
     def handle(self, event: dict[str, Any]) -> None:
