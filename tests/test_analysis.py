@@ -38,6 +38,15 @@ def test_a_win_chance_is_fifty_at_zero_and_certain_once_proven() -> None:
     assert [win_chance("tictactoe", s) for s in (1, 0, -1)] == [100, 50, 0]
 
 
+def test_the_servers_gomoku_scale_is_the_engines_evaluation_scale() -> None:
+    from tabletop.ai.gomoku.evaluation import SCALE
+    from tabletop.server.analyses import GOMOKU_SCALE
+
+    # one unit of log-odds: the engine's SCALE reads as 1/(1+e^-1) of a win
+    assert GOMOKU_SCALE == SCALE
+    assert abs(win_chance("gomoku", SCALE) - 100 / (1 + 2.718281828459045 ** -1)) < 1e-6
+
+
 def _view(turn: str, scores: dict[str, float], pv: list[str]) -> dict[str, Any]:
     listed = [{"move": m, "score": s, "exact": True} for m, s in scores.items()]
     return {"turn": turn, "over": None, "analysis": {"scores": listed, "pv": pv, "depth": 5}}

@@ -31,7 +31,6 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from tabletop.ai.gomoku.evaluation import SCALE as GOMOKU_EVAL_SCALE
 from tabletop.server.errors import RoomError
 from tabletop.server.rooms import Room, RoomHub
 from tabletop.server.store import RoomRecord, SqlStore, analyses_table
@@ -49,7 +48,9 @@ THRESHOLDS: dict[str, tuple[tuple[str, float], ...]] = {
 DECIDED = 10000.0  # engines report a proven win or loss as a score this large or larger
 # Gomoku's engine scores a position as the log-odds of a win times its evaluation's SCALE
 # (a logistic model fitted to self-play results); the logistic curve turns that back into a chance.
-GOMOKU_SCALE = float(GOMOKU_EVAL_SCALE)
+# It is tabletop.ai.gomoku.evaluation.SCALE (a test holds them equal), written out so that the
+# server process does not import the engine and numba: its workers run the engines.
+GOMOKU_SCALE = 1500.0
 SECONDS = {"reversi": 0.1, "gomoku": 0.1, "tictactoe": 0.01}  # engine time per position
 MAX_RUNNING = 4  # analyses at once on one server process; more wait for a free turn (429)
 KEEP = 64  # ended analyses remembered in memory

@@ -32,12 +32,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import numpy as np
 from numba import njit, objmode
 
 from tabletop.ai.gomoku import patterns as P
+from tabletop.ai.jit import njit_plain
 
 __all__ = ["ABORTED", "INF", "LINE", "MAXPLY", "MAX_NODES", "NODES", "ROOT_WIDTH", "SAVED", "STACK", "TNODES", "VCF_DEPTH", "WIN",
            "board_tuple", "forbidden", "initial_box", "is_foul", "negamax", "put", "root_moves", "take", "vcf_kernel",
@@ -80,7 +81,7 @@ def kernel(func: _Fn) -> _Fn:
     """``func`` compiled as described above (cached)."""
     # ``_nrt`` is numba's own option, absent from its type stubs
     options: dict[str, Any] = {"cache": True, "_nrt": False}
-    return cast(_Fn, njit(**options)(func))
+    return njit_plain(**options)(func)
 
 
 def board_tuple(pos: object) -> tuple[object, ...]:

@@ -25,7 +25,8 @@ patterns here are the engine's fast, cross-checked view (tests compare them).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from tabletop.ai.jit import njit_plain
 
 # cell values on the padded board
 EMPTY = 0
@@ -60,7 +61,7 @@ BIAS = EVAL_CODES  # the last entry of a colour's to-move row in ``weights``: th
 EVAL_DIGIT = np.array([729, 81, 9, 1], dtype=np.int64)  # the weight of line d's pattern in eval_code
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def _five_kind(w: np.ndarray, exact: bool) -> int:
     """FIVE, OVERLINE or NONE for the unbroken own run through the centre of ``w``."""
     n = 1
@@ -79,7 +80,7 @@ def _five_kind(w: np.ndarray, exact: bool) -> int:
     return NONE
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def _five_points(w: np.ndarray, exact: bool) -> int:
     """How many empty cells of ``w`` would complete a five through the centre."""
     count = 0
@@ -92,7 +93,7 @@ def _five_points(w: np.ndarray, exact: bool) -> int:
     return count
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def _four_level(w: np.ndarray, exact: bool) -> int:
     k = _five_kind(w, exact)
     if k != NONE:
@@ -108,7 +109,7 @@ def _four_level(w: np.ndarray, exact: bool) -> int:
 # _three_level and _classify are one step (a stone more makes an open or a closed pattern of
 # the level above) taken at two levels: written twice, as numba's cache crashes on a
 # self-recursive kernel.
-@njit(cache=True)
+@njit_plain(cache=True)
 def _three_level(w: np.ndarray, exact: bool) -> int:
     k = _four_level(w, exact)
     if k != NONE:
@@ -126,7 +127,7 @@ def _three_level(w: np.ndarray, exact: bool) -> int:
     return best
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def _classify(w: np.ndarray, exact: bool) -> int:
     k = _three_level(w, exact)
     if k != NONE:
@@ -144,7 +145,7 @@ def _classify(w: np.ndarray, exact: bool) -> int:
     return best
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def build_tables() -> np.ndarray:
     """``table[kind, code]``: the pattern of a stone placed in the centre of the
     window ``code``; kind 0 = five or more wins, kind 1 = exactly five wins."""
@@ -162,7 +163,7 @@ def build_tables() -> np.ndarray:
     return table
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def build_line_double_fours() -> np.ndarray:
     """``table[code]``: True when a stone in the centre makes two fours on this one
     line (``X.XXX.X``, ``XX.XX.XX``) under the exactly-five rule: Renju's
@@ -188,7 +189,7 @@ def build_line_double_fours() -> np.ndarray:
     return table
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def _window_codes(cells: np.ndarray, p: int, d: int) -> tuple[int, int]:
     """The window codes of point ``p`` along step ``d`` for Black and for White: each of the
     eight neighbours a base-3 digit, 0 empty, 1 the colour's own stone, 2 blocked (the other
@@ -211,7 +212,7 @@ def _window_codes(cells: np.ndarray, p: int, d: int) -> tuple[int, int]:
     return black, white
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def point_score(pat: np.ndarray, c: int, p: int) -> int:
     """What playing ``p`` is worth to colour index ``c`` (0 Black, 1 White):
     the sum of its line patterns plus a bonus for two threats at once."""
@@ -232,20 +233,20 @@ def point_score(pat: np.ndarray, c: int, p: int) -> int:
     return s
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def eval_code(pat: np.ndarray, c: int, p: int) -> int:
     """The index of ``p``'s four line patterns for colour index ``c`` in a ``weights`` row."""
     return int(pat[c, p, 0]) * 729 + int(pat[c, p, 1]) * 81 + int(pat[c, p, 2]) * 9 + int(pat[c, p, 3])
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def static_value(total: np.ndarray, weights: np.ndarray, c: int) -> int:
     """The learned value of the position for colour index ``c`` to move (a win's log-odds,
     scaled): its own points as mover, the other colour's as the side not to move."""
     return int(total[2 * c] + total[2 * (1 - c) + 1] + weights[c, 0, BIAS])
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def add_point_value(total: np.ndarray, weights: np.ndarray, c: int, code: int, sign: int) -> None:
     """Count (``sign`` 1) or uncount (-1) an empty point with ``eval_code`` ``code`` for colour
     index ``c`` in both of its role sums."""
@@ -253,7 +254,7 @@ def add_point_value(total: np.ndarray, weights: np.ndarray, c: int, code: int, s
     total[2 * c + 1] += sign * weights[c, 1, code]
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def _digit(k: int) -> int:
     """The weight of the neighbour at offset ``k`` (+-1..4) in a window code."""
     i = k + 4 if k < 0 else k + 3
@@ -267,7 +268,7 @@ LINE_OFFSETS = np.array([-4, -3, -2, -1, 1, 2, 3, 4], dtype=np.int64)
 LINE_WEIGHTS = np.array([3**7, 3**6, 3**5, 3**4, 3**3, 3**2, 3, 1], dtype=np.int64)
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def _set_pattern(pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, weights: np.ndarray, empty: bool, c: int,
                  q: int, d: int, t: int) -> None:
     """Colour index ``c``'s pattern of ``q`` on line ``d`` becomes ``t``; its score and, on an
@@ -282,7 +283,7 @@ def _set_pattern(pat: np.ndarray, pscore: np.ndarray, total: np.ndarray, weights
         add_point_value(total, weights, c, eval_code(pat, c, q), 1)
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def init_board(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
                weights: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray) -> None:
     """Compute every window code, pattern, score and total from ``cells`` (once per position)."""
@@ -302,7 +303,7 @@ def init_board(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np
                 add_point_value(total, weights, c, eval_code(pat, c, q), 1)
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def _update_lines(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
                   weights: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, p: int, sign: int, color: int) -> None:
     """A ``color`` stone appears (``sign`` 1) or goes (-1) on ``p``: the window codes of the 32
@@ -323,7 +324,7 @@ def _update_lines(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore:
             _set_pattern(pat, pscore, total, weights, empty, 1, q, d, tables[kinds[1], codes[1, q, d]])
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def make_move(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
               weights: np.ndarray, near: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int, p: int,
               color: int) -> None:
@@ -337,7 +338,7 @@ def make_move(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.
             near[p + dr * stride + dc] += 1
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def unmake_move(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: np.ndarray, total: np.ndarray,
                 weights: np.ndarray, near: np.ndarray, tables: np.ndarray, kinds: np.ndarray, dirs: np.ndarray, stride: int,
                 p: int) -> None:
@@ -352,7 +353,7 @@ def unmake_move(cells: np.ndarray, pat: np.ndarray, codes: np.ndarray, pscore: n
             near[p + dr * stride + dc] -= 1
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def best_pattern(pat: np.ndarray, c: int, p: int) -> int:
     b = 0
     for d in range(4):
@@ -364,7 +365,7 @@ def best_pattern(pat: np.ndarray, c: int, p: int) -> int:
     return b
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def black_foul(cells: np.ndarray, pat: np.ndarray, line_double_fours: np.ndarray, dirs: np.ndarray, p: int) -> bool:
     """Renju's fouls for Black judged from the patterns alone (no recursion on
     fake threes): overline, two fours (on two lines or one), two open threes; a
@@ -388,7 +389,7 @@ def black_foul(cells: np.ndarray, pat: np.ndarray, line_double_fours: np.ndarray
     return over or fours >= 2 or threes >= 2
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def points_with(pat: np.ndarray, cells: np.ndarray, near: np.ndarray, c: int, level: int, out: np.ndarray) -> int:
     """Write into ``out`` the empty points near stones where colour index ``c``
     makes a pattern of at least ``level`` on some line; return how many."""
@@ -400,7 +401,7 @@ def points_with(pat: np.ndarray, cells: np.ndarray, near: np.ndarray, c: int, le
     return n
 
 
-@njit(cache=True)
+@njit_plain(cache=True)
 def ranked_candidates(pscore: np.ndarray, cells: np.ndarray, near: np.ndarray, me: int, out: np.ndarray,
                       keys: np.ndarray) -> int:
     """Empty points within two of a stone, best first by attack plus defence value."""
