@@ -295,6 +295,10 @@ def test_a_swiss_takes_nobody_after_its_start_and_one_without_two_players_is_can
     over = players.as_("cat").post(f"/api/tournaments/{t['id']}/join")
     assert (over.status_code, over.json()["code"]) == (409, "tournament_over")
     assert view(players, t["id"])["winner"] == game["white"]
+    listed = {x["id"]: x for x in players.as_(None).get("/api/tournaments").json()["tournaments"]}
+    assert (listed[t["id"]]["status"], listed[t["id"]]["winner"], listed[t["id"]]["players"]) == (
+        "finished", game["white"], 2)
+    assert (listed[lonely["id"]]["status"], listed[lonely["id"]]["winner"]) == ("cancelled", None)
 
 
 def test_a_paused_arena_player_is_paired_no_more_until_they_come_back(app: tuple[Players, Wall]) -> None:

@@ -602,12 +602,22 @@ def _list(conn: Connection) -> list[dict[str, Any]]:
                              .limit(100)).mappings())
     done = list(conn.execute(tournaments_table.select().where(t.status.in_(("finished", "cancelled")))
                              .order_by(t.finished.desc()).limit(FINISHED_LISTED)).mappings())
+    rows = live + done
+    ids = [r["id"] for r in rows]
+    p = tournament_players_table.c
+    counts: dict[str, int] = dict(conn.execute(sa.select(p.tournament_id, sa.func.count()).where(p.tournament_id.in_(ids))
+                               .group_by(p.tournament_id)).all())
+    creators = {r["creator"] for r in rows}
+    names = {r[0]: r[1] for r in conn.execute(sa.select(players_table.c.id, players_table.c.name).where(
+        players_table.c.id.in_(creators)))}
     found = []
-    for row in live + done:
-        view = _view(conn, row["id"])
-        if view is not None:
-            summary = {k: view[k] for k in (*_summary(row, {}, None), "players")}
-            found.append(summary)
+    for row in rows:
+        # the winner is the finished tournament's first standing (a swiss cancelled has none)
+        winner = None
+        if row["status"] == "finished":
+            view = _view(conn, row["id"])
+            winner = None if view is None else view["winner"]
+        found.append({**_summary(row, names, winner), "players": counts.get(row["id"], 0)})
     return found
 
 
