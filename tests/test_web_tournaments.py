@@ -216,6 +216,11 @@ def test_a_swiss_made_in_the_browser_takes_players_until_its_first_round(
     expect(page.get_by_role("button", name="Join")).to_be_visible()
     page.goto(base_url + "/tournaments")
     expect(page.locator(f"#tournament-rows tr[data-tournament='{tournament_id}']")).to_contain_text(re.compile(r"in [45]:"))
+    page.set_viewport_size({"width": 375, "height": 740})  # a phone: the list fits its width
+    page.reload()
+    expect(page.locator(f"#tournament-rows tr[data-tournament='{tournament_id}']")).to_be_visible()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    shot(page, "tournaments-phone", full_page=True)
     missing = page.goto(base_url + "/tournament/no-such-one")
     assert missing is not None and missing.status == 404
     expect(page.locator("#missing-title")).to_have_text("No such tournament")
