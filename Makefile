@@ -42,20 +42,18 @@ system-deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-## inside `make test` the checks below run side by side after one setup (SETUP_DONE=1); alone,
-## each sets up first
-NEEDS_SETUP := $(if $(SETUP_DONE),$(STAMP),setup)
-
-lint: $(NEEDS_SETUP)
+## the linters, the type check and the bounds-checked pass need the installed packages only, not
+## numba's cache of the engines: inside `make test` they run while `setup` compiles the kernels
+lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
-typecheck: $(NEEDS_SETUP)
+typecheck: $(STAMP)
 	$(BIN)/mypy src
 
-## most tests wait on servers, browsers and subprocesses rather than compute: three workers keep
+## most tests wait on servers, browsers and subprocesses rather than compute: four workers keep
 ## two cores busy. The kernels' own tests run in the bounds-checked pass below instead.
-WORKERS ?= 3
-unit: $(NEEDS_SETUP)
+WORKERS ?= 4
+unit: setup
 	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile --durations=10 $(addprefix --ignore=,$(BOUNDS_TESTS))
 
 ## the kernels' tests, run with numba's bounds checking on (an index past an array's end raises
@@ -63,14 +61,15 @@ unit: $(NEEDS_SETUP)
 BOUNDS_TESTS := tests/test_kernel_bounds.py tests/test_vcf.py tests/test_vct.py tests/test_threats_budget.py \
 	tests/test_gomoku_search.py tests/test_gomoku_forbidden_kernel.py tests/test_envs_vector.py
 BOUNDS_ENV := NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/build/numba-boundscheck TABLETOP_BOUNDSCHECK=1
-bounds: $(NEEDS_SETUP)
+bounds: $(STAMP)
 	$(BOUNDS_ENV) $(BIN)/python -m tabletop.cli.warmup
 	$(BOUNDS_ENV) $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile $(BOUNDS_TESTS)
 
-## make test: set up and install what the tests need, then the linters, the type check, the tests
-## and the bounds-checked pass side by side (each one's output printed whole when it ends)
-test: setup system-deps
-	$(MAKE) --no-print-directory -j4 --output-sync=target SETUP_DONE=1 lint typecheck unit bounds
+## make test: install the packages and what the tests need, then the linters, the type check, the
+## setup's kernel compile followed by the tests, and the bounds-checked pass side by side (each
+## one's output printed whole when it ends): two cores stay busy from the first minute
+test: $(STAMP) system-deps
+	$(MAKE) --no-print-directory -j4 --output-sync=target lint typecheck unit bounds
 
 ## make screenshots: rerun the browser tests that write docs/screenshots/ (a test run leaves them alone)
 screenshots: setup system-deps
