@@ -147,6 +147,7 @@ def test_an_arena_made_in_the_browser_pairs_its_players_and_its_page_follows_liv
     assert guest.url.endswith(first_room)
     expect(watcher.locator(f"#tournament-games tr[data-room='{first_room}'] td.result")).to_have_text("playing")
     expect(host.locator("#tournament-link")).to_contain_text(f"Quick {tag}")  # the way back, from the room state
+    expect(host.locator("#rematch")).to_be_hidden()  # the tournament pairs its players
     shot(host, "tournament-game")
     shot(watcher, "tournament-running")
 

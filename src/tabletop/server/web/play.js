@@ -3,7 +3,7 @@
 
 import { $, say, showMissing } from "/web/dom.js";
 import { api, ApiError, loadSeat, saveSeat, RoomConnection } from "/web/net.js";
-import { game, isPlayer } from "/web/state.js";
+import { game, isPlayer, tournamentOfRoom } from "/web/state.js";
 import { setRoom } from "/web/room.js";
 import { onFrame } from "/web/events.js";
 import { render, tickClocks } from "/web/render.js";
@@ -64,7 +64,7 @@ export async function initPlay(roomId) {
   }
   initAnalysis();
   // a tournament game: a link back, and the player's next game opened when it starts
-  const tournament = game.room.players && game.room.players.tournament;
+  const tournament = tournamentOfRoom();
   if (tournament) import("/web/tournaments.js").then((m) => m.followTournament(roomId, tournament.id));
   game.conn = new RoomConnection(roomId, game.seat, {
     onFrame: onFrame,

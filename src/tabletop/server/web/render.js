@@ -4,7 +4,7 @@
 
 import { $, say } from "/web/dom.js";
 import { CELL, MARGIN, drawBoard } from "/web/board.js";
-import { game, COLORS, SQUARE, actorOf, colorName, counts, forbiddenMap, gameTitle, isComputer, isLocal, isPlayer, mine, openingStage, seatConnected, seatKind } from "/web/state.js";
+import { game, COLORS, SQUARE, actorOf, colorName, counts, forbiddenMap, gameTitle, isComputer, isLocal, isPlayer, mine, openingStage, seatConnected, seatKind, tournamentOfRoom } from "/web/state.js";
 import { hintMark, resultWords } from "/web/result.js";
 import { canReview, shownPly, shownPosition } from "/web/review.js";
 import { markPly } from "/web/graph.js";
@@ -262,7 +262,7 @@ function renderControls() {
   $("resign").disabled = over || !room.turn;
   $("hint").hidden = !player || !local || over; // no engine help between two people online
   $("hint").disabled = over || !room.turn;
-  $("rematch").hidden = !player;
+  $("rematch").hidden = !player || Boolean(tournamentOfRoom()); // a tournament pairs its players itself
   $("rematch").disabled = !over;
   $("takeback").disabled = over || !(room.moves || []).length;
   $("abort").hidden = !player || local || over || !abortable();

@@ -7,7 +7,7 @@ import { api } from "/web/net.js";
 import { drawGraph, plyAt } from "/web/graph.js";
 import { analysisShown } from "/web/analysis.js";
 import { showPly } from "/web/review.js";
-import { game, COLORS, SQUARE, colorName, counts, isComputer, isLocal, isPlayer, mine } from "/web/state.js";
+import { game, COLORS, SQUARE, colorName, counts, isComputer, isLocal, isPlayer, mine, tournamentOfRoom } from "/web/state.js";
 import { render, signed } from "/web/render.js";
 import { chatGameOver } from "/web/chat.js";
 
@@ -114,7 +114,7 @@ export function gameEnded() {
   $("result-text").textContent = parts.join(" ");
   $("result-ratings").textContent = "";
   showRatingChanges();
-  $("result-rematch").hidden = !isPlayer();
+  $("result-rematch").hidden = !isPlayer() || Boolean(tournamentOfRoom());
   const dialog = $("result-dialog");
   if (!dialog.open) dialog.showModal();
   loadGraph();

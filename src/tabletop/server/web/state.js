@@ -49,6 +49,11 @@ export function isPlayer() {
   return COLORS.some(mine);
 }
 
+/** The tournament a game belongs to ({id, name}, from the room's players), or null. */
+export function tournamentOfRoom() {
+  return (game.room && game.room.players && game.room.players.tournament) || null;
+}
+
 export function isLocal() {
   if (game.room && game.room.mode) return game.room.mode === "local";
   if (game.seat && game.seat.mode) return game.seat.mode === "local";
