@@ -1,6 +1,6 @@
 """An arena end to end (issue 45, point 5): a real ``tabletop serve``, two people who join and play
 in the browser (Debian's chromium, one context each), and two bots, our own Gomocup engine at level 1
-run by ``tabletop bot``, who join over the API.  The arena (Gomoku, 1-minute games, 45 seconds of
+run by ``tabletop bot``, who join over the API.  The arena (Gomoku, 1-minute games, a minute of
 pairing) plays at least six games; then the standings, the ratings and the records must agree with
 the games played: each game's record holds its moves and its result, each player's points follow
 from the arena rules applied to their games in order, their games and wins/draws/losses match their
@@ -108,13 +108,14 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
             time.sleep(0.2)
         made = clients[0].post("/api/tournaments", json={
             "kind": "arena", "name": "End to end", "game": "gomoku", "options": {"rule": "freestyle", "size": 15},
-            "clock": CLOCK, "rated": True, "minutes": 0.75})
+            "clock": CLOCK, "rated": True, "minutes": 1.0})
         assert made.status_code == 201, made.text
         tournament = made.json()["id"]
 
-        # the people join on the tournament's page; the bots over the API with their tokens
+        # each person joins on the tournament's page, then a bot over the API with its token: the
+        # first pairings are person against bot (a bot's game against a bot is the longest)
         pages = []
-        for client in clients:
+        for client, (_, token) in zip(clients, bots):
             ctx = browser.new_context(viewport={"width": 1200, "height": 860})
             ctx.set_default_timeout(STEP_TIMEOUT_MS)
             ctx.add_cookies([{"name": "tabletop_session", "value": client.cookies["tabletop_session"],
@@ -124,11 +125,12 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(f"{server.url}/tournament/{tournament}")
             page.get_by_role("button", name="Join", exact=True).click()
-            pages.append(page)
-        for _, token in bots:
+            expect(page.locator("#standings-rows tr.me")).to_have_count(1)
             joined = httpx.post(f"{server.url}/api/tournaments/{tournament}/join",
                                 headers={"authorization": f"Bearer {token}"}, timeout=30)
             assert joined.status_code == 200, joined.text
+            page.wait_for_url("**/play/*")  # paired with that bot, the page opens the game
+            pages.append(page)
 
         def view() -> dict[str, Any]:
             return dict(httpx.get(f"{server.url}/api/tournaments/{tournament}", timeout=30).json())
