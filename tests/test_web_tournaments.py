@@ -21,6 +21,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     STEP_TIMEOUT_MS,
     base_url,
     browser,
+    doc_shot,
     shot,
     square,
 )
@@ -180,7 +181,7 @@ def test_an_arena_made_in_the_browser_pairs_its_players_and_its_page_follows_liv
         expect(rows.nth(i)).to_contain_text(standing["name"])
         assert standing["games"] == len(final["games"])
     assert watcher.evaluate("() => window.notReloaded") is True
-    shot(watcher, "tournament-podium", full_page=True)
+    doc_shot(watcher, "tournament-podium", full_page=True)
     # the tournament lists as finished, with its winner
     watcher.goto(base_url + "/tournaments")
     expect(watcher.locator(f"#tournament-rows tr[data-tournament='{tournament_id}']")).to_contain_text(final["winner"])
@@ -221,7 +222,7 @@ def test_a_swiss_made_in_the_browser_takes_players_until_its_first_round(
     page.reload()
     expect(page.locator(f"#tournament-rows tr[data-tournament='{tournament_id}']")).to_be_visible()
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
-    shot(page, "tournaments-phone", full_page=True)
+    doc_shot(page, "tournaments-phone", full_page=True)
     missing = page.goto(base_url + "/tournament/no-such-one")
     assert missing is not None and missing.status == 404
     expect(page.locator("#missing-title")).to_have_text("No such tournament")
