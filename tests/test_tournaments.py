@@ -85,6 +85,12 @@ def test_the_dutch_engine_gives_an_odd_fields_bye_to_its_lowest_and_pairs_top_ha
     assert sorted(frozenset(g) for g in games) == sorted([frozenset({"p1", "p3"}), frozenset({"p2", "p4"})])
 
 
+def test_a_swiss_round_that_only_a_rematch_could_pair_has_no_pairing() -> None:
+    met = [SwissPlayer("a", 1600, 1.0, ["white"], ["none"]), SwissPlayer("b", 1500, 0.0, ["black"], ["none"])]
+    with pytest.raises(ValueError, match="no pairing without a rematch"):
+        pair_swiss(met, {("a", "b"), ("b", "a")}, 2, 3)
+
+
 # -- through the app -------------------------------------------------------------------------------------------
 class Wall:
     """A wall clock that stands still until the test moves it."""
@@ -295,6 +301,14 @@ def test_a_swiss_takes_nobody_after_its_start_and_one_without_two_players_is_can
     over = players.as_("cat").post(f"/api/tournaments/{t['id']}/join")
     assert (over.status_code, over.json()["code"]) == (409, "tournament_over")
     assert view(players, t["id"])["winner"] == game["white"]
+    short = create(players, kind="swiss", rounds=3)  # two players meet once: the swiss ends after round 1
+    join(players, short["id"], "dan", "eve")
+    tick(players)
+    (first,) = playing(view(players, short["id"]))
+    finish(players, first, "draw")
+    tick(players)
+    short = view(players, short["id"])
+    assert (short["status"], short["round"], len(short["games"])) == ("finished", 1, 1)
     listed = {x["id"]: x for x in players.as_(None).get("/api/tournaments").json()["tournaments"]}
     assert (listed[t["id"]]["status"], listed[t["id"]]["winner"], listed[t["id"]]["players"]) == (
         "finished", game["white"], 2)
@@ -427,6 +441,10 @@ def test_a_bot_joins_with_its_token_and_its_stream_starts_each_tournament_game(a
             while (f := ws.receive_json())["type"] != "ack":
                 assert f["type"] != "error", f
         (black if started["color"] == "black" else white).send_json({"type": "resign"})
+        # the socket's event comes once the end is committed (the stream reads the room as it is in
+        # memory, and may tell of the end a moment before)
+        while not ((f := black.receive_json())["type"] == "event" and f["event"]["kind"] == "game_ended"):
+            pass
         assert next_line("game_ended")["room"] == game["room"]
     client.portal.call(lines.aclose)
     tick(players)

@@ -203,6 +203,8 @@ def pair_swiss(players: Sequence[SwissPlayer], met: set[tuple[str, str]], round_
             bye = by_number[pairing["white_id"]]
         else:
             games.append((by_number[pairing["white_id"]], by_number[pairing["black_id"]]))
+    if not games:  # the engine's answer when every game left would be a rematch: byes alone
+        raise ValueError(f"round {round_number} has no pairing without a rematch")
     return games, bye
 
 
@@ -360,12 +362,14 @@ def _swiss_history(players: list[Any], games: list[Any]) -> tuple[list[SwissPlay
 def _pair_swiss_round(conn: Connection, t: Any, now: float, result: TickResult) -> bool:
     """Pair the next round of swiss ``t``; False when no pairing exists (the tournament then ends)."""
     players = [r for r in _players(conn, t["id"]) if r["active"]]
+    if len(players) < 2:
+        return False  # the others withdrew: nobody left to play
     history, met = _swiss_history(players, _games(conn, t["id"]))
     number = t["round"] + 1
     try:
         games, bye = pair_swiss(history, met, number, t["rounds"])
-    except ValueError:
-        log.warning("tournament %s: %s", t["id"], "no pairing for the next round; the tournament ends")
+    except ValueError as exc:
+        log.warning("tournament %s: %s; the tournament ends", t["id"], exc)
         return False
     for black, white in games:
         room_id = _start_game(conn, t, black, white, number, now)
