@@ -355,6 +355,7 @@ def test_the_tournament_socket_sends_the_tournament_then_each_pairing_and_end_li
         first = ws.receive_json()
         assert first["type"] == "tournament" and first["tournament"]["id"] == t["id"]
         join(players, t["id"], "ann", "ben")
+        join(players, t["id"], "ann")  # joined already: no change, nothing announced
         for name in ("ann", "ben"):
             joined, snapshot = ws.receive_json(), ws.receive_json()
             assert (joined["event"], joined["name"], snapshot["type"]) == ("joined", name, "tournament")

@@ -137,7 +137,7 @@ def test_two_processes_pair_each_free_player_and_round_once_and_one_killed_loses
         for index, name in enumerate(ARENA + SWISS):
             players.sign_up((one, two)[index % 2], name)
         # a start a few seconds ahead, so that every player has joined when both processes race for it
-        starts = time.time() + 6
+        starts = time.time() + 15
         arena = players.on(one, "ann").post("/api/tournaments", json={
             "kind": "arena", "game": "tictactoe", "clock": CLOCK, "minutes": 30, "starts": starts})
         swiss = players.on(two, "gus").post("/api/tournaments", json={

@@ -230,7 +230,7 @@ def _insert_tournament(conn: Connection, values: dict[str, Any]) -> None:
 
 
 def _join(conn: Connection, tournament_id: str, player_id: str, pool: str, now: float) -> tuple[str | None, int]:
-    """Join (or come back): None and the new version, or the refusal's code."""
+    """Join (or come back): None and the new version (0: no change), or the refusal's code."""
     row = _lock(conn, tournament_id)
     if row is None:
         return "unknown_tournament", 0
@@ -248,7 +248,7 @@ def _join(conn: Connection, tournament_id: str, player_id: str, pool: str, now: 
             free_since=now, score=0, games=0, wins=0, draws=0, losses=0, streak=0, blacks=0, whites=0,
             byes=0, sheet="[]"))
     elif found["active"]:
-        return None, int(row["version"])
+        return None, 0  # joined already: nothing changes, nothing is announced
     else:
         conn.execute(tournament_players_table.update().where(*mine).values(active=True, free_since=now))
     return None, _bump(conn, tournament_id)
@@ -268,7 +268,7 @@ def _leave(conn: Connection, tournament_id: str, player_id: str) -> tuple[str | 
     elif found["active"]:
         conn.execute(tournament_players_table.update().where(*mine).values(active=False))
     else:
-        return None, int(row["version"])
+        return None, 0  # left already
     return None, _bump(conn, tournament_id)
 
 
