@@ -1,6 +1,6 @@
 """An arena end to end (issue 45, point 5): a real ``tabletop serve``, two people who join and play
 in the browser (Debian's chromium, one context each), and two bots, our own Gomocup engine at level 1
-run by ``tabletop bot``, who join over the API.  The arena (Gomoku, 1-minute games, a minute of
+run by ``tabletop bot``, who join over the API.  The arena (Gomoku, 1-minute games, 90 seconds of
 pairing) plays at least six games; then the standings, the ratings and the records must agree with
 the games played: each game's record holds its moves and its result, each player's points follow
 from the arena rules applied to their games in order, their games and wins/draws/losses match their
@@ -108,7 +108,7 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
             time.sleep(0.2)
         made = clients[0].post("/api/tournaments", json={
             "kind": "arena", "name": "End to end", "game": "gomoku", "options": {"rule": "freestyle", "size": 15},
-            "clock": CLOCK, "rated": True, "minutes": 1.0})
+            "clock": CLOCK, "rated": True, "minutes": 1.5})
         assert made.status_code == 201, made.text
         tournament = made.json()["id"]
 
@@ -194,6 +194,9 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
             page.goto(f"{server.url}/tournament/{tournament}")
             expect(page.locator("#tournament-winner")).to_have_text(f"{final['winner']} wins End to end")
             expect(page.locator("#podium li")).to_have_count(3)
+            expect(page.locator("#tournament-games tr")).to_have_count(len(final["games"]))
+            bot_games = sum(1 for g in final["games"] for n in (g["black"], g["white"]) if n.startswith("rap"))
+            expect(page.locator("#tournament-games .bot-mark")).to_have_count(bot_games)  # bots marked
         assert errors == []
         assert all(process.poll() is None for process, _ in bots), "a bot stopped"
         print(f"{len(games)} games; the arena took {played:.1f} s from the server's start: {lengths}")

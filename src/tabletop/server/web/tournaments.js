@@ -214,13 +214,13 @@ function resultText(g) {
   return g.result.replace("1/2", "½");
 }
 
-function gameRow(t, g) {
+function gameRow(t, g, bots) {
   const row = document.createElement("tr");
   if (g.room) row.dataset.room = g.room;
   const black = element("td");
-  black.append(playerLink(g.black, false));
+  black.append(playerLink(g.black, bots.has(g.black)));
   const white = element("td");
-  if (g.white) white.append(playerLink(g.white, false));
+  if (g.white) white.append(playerLink(g.white, bots.has(g.white)));
   else white.textContent = "—";
   const action = element("td");
   if (g.room) {
@@ -280,7 +280,8 @@ function render() {
   renderPodium(t);
   $("standings-rows").replaceChildren(...t.standings.map((s) => standingRow(t, s)));
   $("no-standings").hidden = t.standings.length > 0;
-  $("tournament-games").replaceChildren(...t.games.map((g) => gameRow(t, g)));
+  const bots = new Set(t.standings.filter((s) => s.bot).map((s) => s.name)); // marked in the games too
+  $("tournament-games").replaceChildren(...t.games.map((g) => gameRow(t, g, bots)));
   $("no-tournament-games").hidden = t.games.length > 0;
   $("tournament-scoring").textContent = t.kind === "arena"
     ? "A win scores 2, a draw 1, a loss 0; after two wins in a row (streak) a win scores 4 and a draw 2 until a game that is not a win."
