@@ -62,7 +62,8 @@ warnings = false
 # bad_tournament); the other routes need an id only the stateful phase's create_tournament makes (404
 # unknown_tournament, documented); tests/test_tournaments.py covers them
 [[operations]]
-include-operation-id = ["create_tournament", "view_tournament", "join_tournament", "leave_tournament"]
+include-operation-id = ["create_tournament", "view_tournament", "join_tournament", "leave_tournament",
+                        "finish_tournament"]
 warnings = false
 
 # accepting needs a second player and collecting a seat an accepted seek, which one fuzzing session

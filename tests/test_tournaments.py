@@ -513,3 +513,25 @@ def test_a_tournament_with_nothing_to_do_is_not_ticked(app: tuple[Players, Wall]
     assert t["id"] not in due()
     for name in ("ann", "ben", "cat"):
         players.as_(name).post(f"/api/tournaments/{t['id']}/leave")
+
+
+def test_the_creator_ends_a_tournament_early_and_it_finishes_with_its_last_game(app: tuple[Players, Wall]) -> None:
+    players, wall = app
+    t = create(players, who="ben", kind="arena", minutes=60)
+    join(players, t["id"], "ben", "cat", "dan")
+    tick(players)
+    (game,) = playing(view(players, t["id"]))
+    refused = players.as_("cat").post(f"/api/tournaments/{t['id']}/finish")
+    assert (refused.status_code, refused.json()["code"]) == (403, "not_creator")
+    wall.t += 5
+    ended = players.as_("ben").post(f"/api/tournaments/{t['id']}/finish")
+    assert ended.status_code == 200, ended.text
+    assert (ended.json()["status"], ended.json()["ends"]) == ("finishing", wall.t)
+    finish(players, game, "1-0")
+    tick(players)  # the freed players are not paired again: the arena finishes
+    t = view(players, t["id"])
+    assert (t["status"], len(t["games"]), t["winner"]) == ("finished", 1, game["black"])
+    again = players.as_("ben").post(f"/api/tournaments/{t['id']}/finish")
+    assert (again.status_code, again.json()["code"]) == (409, "tournament_over")
+    later = create(players, who="ben", kind="swiss", rounds=3, starts=wall.t + 600)
+    assert players.as_("ben").post(f"/api/tournaments/{later['id']}/finish").json()["status"] == "cancelled"

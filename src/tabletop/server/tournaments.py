@@ -272,6 +272,24 @@ def _leave(conn: Connection, tournament_id: str, player_id: str) -> tuple[str | 
     return None, _bump(conn, tournament_id)
 
 
+def _finish_early(conn: Connection, tournament_id: str, player_id: str, now: float) -> tuple[str | None, int]:
+    """The creator ends the tournament now: no new pairing (an arena's end becomes now, a swiss
+    pairs no next round); it finishes when its last game ends.  Before its start it is cancelled."""
+    row = _lock(conn, tournament_id)
+    if row is None:
+        return "unknown_tournament", 0
+    if row["creator"] != player_id:
+        return "not_creator", 0
+    if row["status"] not in ("upcoming", "running"):
+        return "tournament_over", 0
+    if row["status"] == "upcoming":
+        return None, _bump(conn, tournament_id, status="cancelled", finished=now)
+    values: dict[str, Any] = {"status": "finishing"}
+    if row["kind"] == "arena":
+        values["minutes"] = max(0.0, now - row["starts"]) / 60
+    return None, _bump(conn, tournament_id, **values)
+
+
 @dataclass
 class TickResult:
     """What one tick changed: the events to publish (each ``(name, data)``), the new games
@@ -712,9 +730,19 @@ class Tournaments:
         await self.publish(tournament_id, [("left", {"name": player.name})], version)
         return await self.view(tournament_id)
 
+    async def finish(self, player: Player, tournament_id: str) -> dict[str, Any]:
+        """The creator ends the tournament early (see :func:`_finish_early`)."""
+        refused, version = await self.store.call(_finish_early, tournament_id, player.id, self.hub.now())
+        self._refuse(refused)
+        view = await self.view(tournament_id)
+        await self.publish(tournament_id, [("cancelled" if view["status"] == "cancelled" else "finishing", {})],
+                           version, view)
+        return view
+
     @staticmethod
     def _refuse(code: str | None) -> None:
         messages = {
+            "not_creator": ("only the tournament's creator may end it early", 403),
             "unknown_tournament": ("there is no such tournament", 404),
             "not_joined": ("you have not joined this tournament", 404),
             "tournament_over": ("this tournament is over: nobody joins it now", 409),

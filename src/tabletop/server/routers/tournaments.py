@@ -127,7 +127,7 @@ TournamentsDep = Annotated[Tournaments, Depends(get_tournaments)]
 TOURNAMENT_LINKS = {
     name: {"operationId": operation, "parameters": {"tournament_id": "$response.body#/id"}}
     for name, operation in (("ViewTournament", "view_tournament"), ("JoinTournament", "join_tournament"),
-                            ("LeaveTournament", "leave_tournament"))
+                            ("LeaveTournament", "leave_tournament"), ("FinishTournament", "finish_tournament"))
 }
 
 
@@ -172,6 +172,14 @@ async def join_tournament(tournament_id: str, player: SignedIn, tournaments: Tou
 async def leave_tournament(tournament_id: str, player: SignedIn, tournaments: TournamentsDep) -> Tournament:
     """Leave: an arena pauses the player (their score stays); a swiss withdraws them."""
     return Tournament(**await tournaments.leave(player, _known(tournament_id)))
+
+
+@router.post("/tournaments/{tournament_id}/finish", operation_id="finish_tournament", response_model=Tournament,
+             responses=errors(401, 403, 404, 409))
+async def finish_tournament(tournament_id: str, player: SignedIn, tournaments: TournamentsDep) -> Tournament:
+    """The creator ends the tournament now: no new pairing; it finishes when its last game ends
+    (one not started yet is cancelled)."""
+    return Tournament(**await tournaments.finish(player, _known(tournament_id)))
 
 
 @router.websocket("/tournaments/{tournament_id}/ws")
