@@ -1,10 +1,11 @@
 """An arena end to end (issue 45, point 5): a real ``tabletop serve``, two people who join and play
 in the browser (Debian's chromium, one context each), and two bots, our own Gomocup engine at level 1
-run by ``tabletop bot``, who join over the API.  The arena (Gomoku, 1-minute games, 90 seconds of
-pairing) plays at least six games; then the standings, the ratings and the records must agree with
-the games played: each game's record holds its moves and its result, each player's points follow
-from the arena rules applied to their games in order, their games and wins/draws/losses match their
-rating in the pool, and the ratings are Glicko-2 applied game by game in the order the games ended.
+run by ``tabletop bot``, who join over the API.  The arena (Gomoku, 1-minute games) runs until six
+games have been played, when its creator ends it and the games under way are played out.  Then the
+standings, the ratings and the records must agree with the games played: each game's record holds
+its moves and its result, each player's points follow from the arena rules applied to their games
+in order, their games and wins/draws/losses match their rating in the pool, and the ratings are
+Glicko-2 applied game by game in the order the games ended.
 
 The people play "the longest line" (``line_builder_move``): quick games, against each other and
 against the bots.  The tournament page and the game pages take each person from game to game by
@@ -108,7 +109,7 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
             time.sleep(0.2)
         made = clients[0].post("/api/tournaments", json={
             "kind": "arena", "name": "End to end", "game": "gomoku", "options": {"rule": "freestyle", "size": 15},
-            "clock": CLOCK, "rated": True, "minutes": 1.5})
+            "clock": CLOCK, "rated": True, "minutes": 10})
         assert made.status_code == 201, made.text
         tournament = made.json()["id"]
 
@@ -135,7 +136,14 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
         def view() -> dict[str, Any]:
             return dict(httpx.get(f"{server.url}/api/tournaments/{tournament}", timeout=30).json())
 
-        play_until(pages, lambda: view()["status"] == "finished", seconds=200)
+        def six_played() -> bool:
+            return sum(g["result"] in ("1-0", "0-1", "1/2-1/2") for g in view()["games"]) >= 6
+
+        # six games played, the creator ends the arena: the games under way are played out
+        play_until(pages, six_played, seconds=240)
+        ended = clients[0].post(f"/api/tournaments/{tournament}/finish")
+        assert ended.status_code == 200, ended.text
+        play_until(pages, lambda: view()["status"] == "finished", seconds=120)
         final = view()
         played = time.monotonic() - started
 
