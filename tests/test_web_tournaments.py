@@ -113,7 +113,7 @@ def test_an_arena_made_in_the_browser_pairs_its_players_and_its_page_follows_liv
     ann, bob = account(base_url, f"ann{tag}"), account(base_url, f"bob{tag}")
     host, guest, watcher = browsers.page(ann), browsers.page(bob), browsers.page(None)
 
-    # the start page's top bar leads to the tournaments; the form makes a 15-second Tic-tac-toe arena
+    # the start page's top bar leads to the tournaments; the form makes a 5-minute Tic-tac-toe arena
     host.goto(base_url + "/")
     host.get_by_role("link", name="Tournaments").click()
     host.wait_for_url("**/tournaments")
@@ -121,16 +121,16 @@ def test_an_arena_made_in_the_browser_pairs_its_players_and_its_page_follows_liv
     form.get_by_label("Name").fill(f"Quick {tag}")
     form.get_by_label("Game").select_option("tictactoe")
     form.get_by_label("Clock").select_option("60+0")
-    form.get_by_label("Length (minutes)").fill("0.25")
+    form.get_by_label("Length (minutes)").fill("5")
     expect(form.get_by_label("Rounds")).to_be_hidden()
     form.get_by_role("button", name="Create tournament").click()
     host.wait_for_url(re.compile(r".*/tournament/[^/]+$"))
     tournament_id = host.url.rsplit("/", 1)[1]
     made = httpx.get(f"{base_url}/api/tournaments/{tournament_id}").json()
     assert (made["kind"], made["game"], made["clock"]["initial"], made["minutes"], made["rated"]) == (
-        "arena", "tictactoe", 60, 0.25, True)
+        "arena", "tictactoe", 60, 5, True)
     expect(host.locator("#tournament-title")).to_have_text(f"Quick {tag}")
-    expect(host.locator("#tournament-meta")).to_contain_text("Arena · Tic-tac-toe · 1+0 · rated · 15 s")
+    expect(host.locator("#tournament-meta")).to_contain_text("Arena · Tic-tac-toe · 1+0 · rated · 5 min")
 
     watcher.goto(f"{base_url}/tournament/{tournament_id}")
     expect(watcher.locator("#tournament-live")).to_have_text("Live")
@@ -160,6 +160,14 @@ def test_an_arena_made_in_the_browser_pairs_its_players_and_its_page_follows_liv
     result = watcher.locator(f"#tournament-games tr[data-room='{first_room}'] td.result")
     expect(result).to_have_text(re.compile(r"^(1-0|0-1|½-½)$"))
     expect(watcher.locator("#standings-rows tr").first).to_contain_text(re.compile(r"1 \(\d/\d/\d\)"))
+    expect(watcher.locator("#tournament-finish")).to_be_hidden()  # only its creator ends it
+
+    # the creator ends it from its page: no new pairing; their game under way is played out
+    host.goto(f"{base_url}/tournament/{tournament_id}")
+    host.get_by_role("button", name="End the tournament").click()
+    expect(watcher.locator("#tournament-status")).to_have_text(re.compile(r"^(No more pairings|Finished)"))
+    if httpx.get(f"{base_url}/api/tournaments/{tournament_id}").json()["status"] != "finished":
+        host.get_by_role("link", name="Your game is under way: open it").click()
 
     def finished() -> bool:
         return bool(httpx.get(f"{base_url}/api/tournaments/{tournament_id}").json()["status"] == "finished")

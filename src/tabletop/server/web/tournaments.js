@@ -259,6 +259,9 @@ function renderControls(t) {
   $("tournament-leave").hidden = !signedIn || !mine || !mine.active || t.status === "finished" || t.status === "cancelled";
   $("tournament-leave").textContent = t.kind === "arena" && t.status !== "upcoming" ? "Pause" : "Leave";
   $("tournament-sign-in").hidden = signedIn || !open || !(page.account && page.account.available);
+  // its creator may end it early: no new pairing, the games under way are played out
+  $("tournament-finish").hidden = !signedIn || t.creator.toLowerCase() !== me()
+    || !["upcoming", "running"].includes(t.status);
   const playing = mine && mine.playing;
   const myGame = $("tournament-my-game");
   myGame.hidden = !playing;
@@ -379,6 +382,7 @@ export async function initTournament(id, account) {
   adopt(first);
   $("tournament-join").addEventListener("click", () => act("join"));
   $("tournament-leave").addEventListener("click", () => act("leave"));
+  $("tournament-finish").addEventListener("click", () => act("finish"));
   $("tournament-sign-in").addEventListener("click", () => openDialog());
   $("tournament-my-game").addEventListener("click", (event) => {
     event.preventDefault();
