@@ -286,7 +286,8 @@ def test_a_swiss_pairs_each_round_by_the_dutch_engine_once_the_last_ends_with_on
 def test_a_swiss_takes_nobody_after_its_start_and_one_without_two_players_is_cancelled(
         app: tuple[Players, Wall]) -> None:
     players, _wall = app
-    lonely = create(players, kind="swiss", rounds=2)
+    lonely = create(players, kind="swiss", rounds=2.0)  # JSON's 2.0 is the integer 2
+    assert lonely["rounds"] == 2
     join(players, lonely["id"], "ann")
     tick(players)
     assert view(players, lonely["id"])["status"] == "cancelled"
@@ -340,6 +341,8 @@ def test_a_paused_arena_player_is_paired_no_more_until_they_come_back(app: tuple
     ({"kind": "arena", "minutes": 5, "options": {"size": 7}}, "bad_tournament"),
     ({"kind": "arena", "minutes": 5, "clock": {"days": 3}}, "bad_request"),
     ({"kind": "knockout", "minutes": 5}, "bad_request"),
+    ({"kind": "swiss", "rounds": 2.5}, "bad_request"),
+    ({"kind": "swiss", "rounds": "3"}, "bad_request"),
 ])
 def test_a_bad_tournament_is_refused_naming_what_is_wrong(app: tuple[Players, Wall], body: dict[str, Any],
                                                           code: str) -> None:

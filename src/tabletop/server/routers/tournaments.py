@@ -14,7 +14,7 @@ import contextlib
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Request, WebSocket
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.websockets import WebSocketDisconnect
 
 from tabletop.server.bus import Broadcast, encode_frame, frame
@@ -53,6 +53,15 @@ class NewTournament(BaseModel):
     starts: float | None = Field(None, ge=0, le=1e11, description="Unix seconds (default: now)")
     minutes: float | None = Field(None, ge=0.25, le=1440, description="an arena's length")
     rounds: int | None = Field(None, ge=1, le=15, description="a swiss's rounds")
+
+    @field_validator("rounds", mode="before")
+    @classmethod
+    def _whole_number(cls, value: object) -> object:
+        """JSON's integers include 10.0 (the schema's "integer" admits it): read as 10; 10.5, "10" and
+        true stay refused."""
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
 
 
 class Standing(BaseModel):
