@@ -55,7 +55,8 @@ def load_script() -> Callable[[str], ModuleType]:
 
 # Files whose tests take minutes on their own: run first, so that on two workers the rest of the
 # suite fills the other core meanwhile instead of the run ending on one long test.
-LONG_FILES = ("test_lowest_bounds.py", "test_openapi.py", "test_reversi42.py")
+LONG_FILES = ("test_lowest_bounds.py", "test_openapi.py", "test_tournament_e2e.py", "test_tournaments_scaleout.py",
+              "test_reversi42.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
