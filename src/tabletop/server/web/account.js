@@ -4,7 +4,7 @@
 // script never sees; it only learns the name.  Playing without an account stays
 // possible: every other screen works signed out.
 
-import { $ } from "/web/dom.js";
+import { $, link } from "/web/dom.js";
 import { api } from "/web/net.js";
 
 /** The signed-in player as the page knows it; ``ready`` settles once the server answered. */
@@ -19,13 +19,6 @@ export const account = {
     fn(this.name);
   },
 };
-
-function link(text, href) {
-  const a = document.createElement("a");
-  a.href = href;
-  a.textContent = text;
-  return a;
-}
 
 function button(text, onClick, id) {
   const b = document.createElement("button");

@@ -3,6 +3,21 @@
 
 export const $ = (id) => document.getElementById(id);
 
+/** A new ``tag`` element with ``text`` (unless null) and ``className`` (when given). */
+export function element(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text != null) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+/** A link reading ``text`` to ``href``. */
+export function link(text, href) {
+  const a = element("a", text);
+  a.href = href;
+  return a;
+}
+
 let messageTimer = null;
 
 /** Show a line under the board; tone "error" for a refusal, "info" for news.

@@ -3,7 +3,7 @@
 // to their review; and a pool's leaderboard (/leaderboard/<pool>, from
 // GET /api/leaderboard/{pool}).  Both only draw what the server sent.
 
-import { $, showMissing } from "/web/dom.js";
+import { $, element, link, showMissing } from "/web/dom.js";
 import { api, ApiError } from "/web/net.js";
 import { poolLabel, poolName } from "/web/names.js";
 import { botMark, withBotMark } from "/web/bots.js";
@@ -19,19 +19,6 @@ function svg(tag, attrs, parent) {
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   if (parent) parent.append(node);
   return node;
-}
-
-function element(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text != null) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-}
-
-function link(text, href) {
-  const a = element("a", text);
-  a.href = href;
-  return a;
 }
 
 /** The rating after every game, from the rating before the first: [{rating, label}]. */

@@ -9,7 +9,7 @@
 // /api/rooms/{id}/seat) and opens the game, whose room state names the tournament
 // (players.tournament), so the game page can lead back.  Loaded only on these pages (app.js, play.js).
 
-import { $, showMissing } from "/web/dom.js";
+import { $, element, link, showMissing } from "/web/dom.js";
 import { api, ApiError, saveSeat } from "/web/net.js";
 import { account as signedIn, openDialog } from "/web/account.js";
 import { clockText, variantText } from "/web/lobby.js";
@@ -24,19 +24,6 @@ const page = {
   leaving: false, // a game is being opened: the page is about to go
   room: null, // on a game page: the room shown, whose next game we follow
 };
-
-function element(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text != null) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-}
-
-function link(text, href) {
-  const a = element("a", text);
-  a.href = href;
-  return a;
-}
 
 function playerLink(name, bot) {
   return withBotMark(link(name, `/@/${encodeURIComponent(name)}`), bot);
