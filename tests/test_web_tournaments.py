@@ -25,18 +25,10 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     shot,
     square,
 )
+from test_web_bots import account
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
 
-PASSWORD = "correct horse battery"
-
-
-def account(base_url: str, name: str) -> httpx.Client:
-    """A signed-up player's HTTP client (its session cookie set)."""
-    client = httpx.Client(base_url=base_url, timeout=30)
-    answer = client.post("/api/accounts", json={"name": name, "password": PASSWORD})
-    assert answer.status_code == 201, answer.text
-    return client
 
 
 class Browsers:
