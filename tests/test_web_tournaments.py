@@ -154,6 +154,10 @@ def test_an_arena_made_in_the_browser_pairs_its_players_and_its_page_follows_liv
     expect(watcher.locator("#standings-rows tr").first).to_contain_text(re.compile(r"1 \(\d/\d/\d\)"))
     expect(watcher.locator("#tournament-finish")).to_be_hidden()  # only its creator ends it
 
+    # the arena pairs the two again at once and both game pages follow to the new game; only then
+    # does the creator leave for the tournament's page (a goto before would race that navigation)
+    host.wait_for_url(lambda url: "/play/" in url and not url.endswith(first_room))
+    guest.wait_for_url(lambda url: "/play/" in url and not url.endswith(first_room))
     # the creator ends it from its page: no new pairing; their game under way is played out
     host.goto(f"{base_url}/tournament/{tournament_id}")
     host.get_by_role("button", name="End the tournament").click()
