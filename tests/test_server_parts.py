@@ -684,3 +684,53 @@ def test_frame_numbers_and_answers_are_taken_only_as_json_numbers_and_booleans(
             ws.send_json({"type": "move", "move": "a1", "seq": 1})
             assert answer() == {"type": "ack", "seq": 1}
         assert client.get(f"/api/rooms/{created['room']}").json()["moves"] == ["a1"]
+
+
+def test_a_channel_feed_sends_its_opening_then_the_channel_and_closes_a_socket_that_stops_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lobby's and the tournaments' sockets: broadcasts published before the opening frame is
+    read are sent after it; past MAX_QUEUED waiting broadcasts nothing more is queued, what came
+    before is sent, then the socket is closed with 1013; the feed unsubscribes when the client leaves."""
+    from types import SimpleNamespace
+
+    from starlette.websockets import WebSocketDisconnect
+
+    import tabletop.server.routers.feed as feed_module
+    from tabletop.server.bus import Broadcast, LocalBus
+
+    monkeypatch.setattr(feed_module, "MAX_QUEUED", 3)
+    sent: list[str] = []
+    closed: list[int] = []
+    leave = asyncio.Event()
+
+    async def send_text(text: str) -> None:
+        sent.append(text)
+
+    async def close(code: int = 1000, reason: str | None = None) -> None:
+        closed.append(code)
+        leave.set()
+
+    async def receive_text() -> str:
+        await leave.wait()
+        raise WebSocketDisconnect(1000)
+
+    websocket = SimpleNamespace(send_text=send_text, close=close, receive_text=receive_text)
+
+    async def scenario() -> None:
+        bus = LocalBus()
+        feed = feed_module.ChannelFeed(bus, "c")
+        for n in range(6):  # published while the opening is read: nobody sends yet
+            await bus.publish("c", Broadcast("n", [{"n": n}]))
+        await bus.publish("other", Broadcast("n", [{"n": 99}]))
+        assert feed.overflowed
+
+        async def opening() -> str:
+            return '{"type":"first"}'
+
+        await asyncio.wait_for(feed.relay(websocket, opening), 5)  # type: ignore[arg-type]
+        assert sent == ['{"type":"first"}', '{"n":0}', '{"n":1}', '{"n":2}'] and closed == [1013]
+        await bus.publish("c", Broadcast("n", [{"n": 7}]))  # unsubscribed: nothing more is queued
+        assert feed.queue.qsize() == 0
+
+    asyncio.run(scenario())

@@ -9,20 +9,18 @@ cancelled.  The work is :class:`~tabletop.server.lobby.Lobby`'s; this module rea
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Request, WebSocket
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.websockets import WebSocketDisconnect
 
-from tabletop.server.bus import Broadcast, encode_frame, frame
+from tabletop.server.bus import encode_frame, frame
 from tabletop.server.lobby import LOBBY_CHANNEL, Lobby, lobby_of
 from tabletop.server.models import ClockRequest, Joined, OptionValue
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.accounts import COOKIE, SignedIn, accounts_of
 from tabletop.server.routers.deps import Hub
+from tabletop.server.routers.feed import ChannelFeed
 from tabletop.server.routers.responses import errors
 
 __all__ = ["get_lobby", "router"]
@@ -30,7 +28,6 @@ __all__ = ["get_lobby", "router"]
 router = APIRouter(prefix="/api", tags=["lobby"])
 Game = Literal["reversi", "gomoku", "tictactoe"]
 POOL_KEY = r"^(reversi|gomoku|tictactoe)(-[a-z0-9]{1,12}){0,2}-(ultrabullet|bullet|blitz|rapid|classical|correspondence|untimed)$"
-MAX_QUEUED = 1000  # lobby frames waiting for a socket that does not read; past it the socket is closed
 
 
 class SeekClock(ClockRequest):
@@ -178,31 +175,15 @@ async def lobby_socket(websocket: WebSocket) -> None:
     lobby = lobby_of(websocket.app, hub)
     accounts = accounts_of(websocket.app, hub)
     player = await accounts.session(websocket.cookies.get(COOKIE))
-    queue: asyncio.Queue[Broadcast | None] = asyncio.Queue()
-
-    def deliver(broadcast: Broadcast) -> None:
-        queue.put_nowait(broadcast if queue.qsize() < MAX_QUEUED else None)
-
-    stop = hub.bus.subscribe(LOBBY_CHANNEL, deliver)
+    feed = ChannelFeed(hub.bus, LOBBY_CHANNEL)
     if player is not None:
         lobby.arrived(player)
 
-    async def send() -> None:
-        await websocket.send_text(encode_frame(frame("seeks", seeks=await lobby.seeks())))
-        while (item := await queue.get()) is not None:
-            for text in item.texts:
-                await websocket.send_text(text)
+    async def opening() -> str:
+        return encode_frame(frame("seeks", seeks=await lobby.seeks()))
 
-    sender = asyncio.create_task(send())
     try:
-        while True:
-            await websocket.receive_text()  # the client says nothing that matters; this notices it leave
-    except (WebSocketDisconnect, RuntimeError):
-        pass
+        await feed.relay(websocket, opening)
     finally:
-        stop()
-        sender.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await sender
         if player is not None:
             hub.spawn(lobby.left(player))  # a task of its own: the connection's may be cancelled here

@@ -9,26 +9,23 @@ channel :func:`~tabletop.server.tournaments.tournament_channel`).  The work is
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Request, WebSocket
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from starlette.websockets import WebSocketDisconnect
 
-from tabletop.server.bus import Broadcast, encode_frame, frame
+from tabletop.server.bus import encode_frame, frame
 from tabletop.server.models import OptionValue
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.accounts import SignedIn
 from tabletop.server.routers.deps import Hub
+from tabletop.server.routers.feed import ChannelFeed
 from tabletop.server.routers.responses import errors
 from tabletop.server.tournaments import TournamentError, Tournaments, tournament_channel, tournaments_of
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api", tags=["tournaments"])
-MAX_QUEUED = 1000  # frames waiting for a socket that does not read; past it the socket is closed
 MAX_ID = 32
 
 
@@ -197,36 +194,17 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
     hub: RoomHub = websocket.app.state.hub
     tournaments = tournaments_of(websocket.app, hub)
     await websocket.accept()
-    queue: asyncio.Queue[Broadcast | None] = asyncio.Queue()
-
-    def deliver(broadcast: Broadcast) -> None:
-        queue.put_nowait(broadcast if queue.qsize() < MAX_QUEUED else None)
-
     # subscribed before the first read: a change meanwhile comes as a snapshot of a higher version
-    stop = hub.bus.subscribe(tournament_channel(tournament_id[:MAX_ID]), deliver)
+    feed = ChannelFeed(hub.bus, tournament_channel(tournament_id[:MAX_ID]))
     try:
         first = await tournaments.view(_known(tournament_id))
     except TournamentError as exc:
-        stop()
+        feed.close()
         await websocket.send_text(encode_frame(frame("error", code=exc.code, message=str(exc))))
         await websocket.close(4404)
         return
 
-    async def send() -> None:
-        await websocket.send_text(encode_frame(frame("tournament", tournament=first)))
-        while (item := await queue.get()) is not None:
-            for text in item.texts:
-                await websocket.send_text(text)
-        await websocket.close(1013)
+    async def opening() -> str:
+        return encode_frame(frame("tournament", tournament=first))
 
-    sender = asyncio.create_task(send())
-    try:
-        while True:
-            await websocket.receive_text()  # the client says nothing that matters; this notices it leave
-    except (WebSocketDisconnect, RuntimeError):
-        pass
-    finally:
-        stop()
-        sender.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await sender
+    await feed.relay(websocket, opening)
