@@ -1,6 +1,6 @@
 """Every import in ``src/tabletop`` points down the layers of docs/DESIGN.md.
 
-The layers, top first: cli > bench > server > envs > ratings > tournament > match > players > protocols > ai >
+The layers, top first: cli > bench > train > server > envs > ratings > tournament > match > players > protocols > ai >
 records > games > errors.  A module may import its own layer and any layer below it, never one above.
 The walk reads each module's syntax tree, so imports inside functions and under ``TYPE_CHECKING``
 count as much as those at the top of a file, and so does ``importlib.import_module`` with a literal
@@ -27,6 +27,7 @@ PACKAGE = SRC / "tabletop"
 LAYERS = [
     "tabletop.cli",
     "tabletop.bench",
+    "tabletop.train",
     "tabletop.server",
     "tabletop.envs",
     "tabletop.ratings",

@@ -14,11 +14,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabletop.ai.reversi import kernel
-from tabletop.ai.reversi.fit import FitConfig, canonical, fit_directory, load_dataset
+from tabletop.ai.reversi.fit import FitConfig, canonical
 from tabletop.ai.reversi.patterns import build_patterns
 from tabletop.ai.reversi.search import Searcher
-from tabletop.ai.reversi.train import GenConfig, ShardError, generate, load_shard, make_shard, shard_path
+from tabletop.ai.reversi.train import GenConfig, play_shard
 from tabletop.games.reversi import Board
+from tabletop.train.reversi import (
+    SelfPlay,
+    encode,
+    fit_directory,
+    generate,
+    load_dataset,
+    load_shard,
+    shard_path,
+)
+from tabletop.train.runner import LocalBackend, ShardError, run, write_shard
 
 TABLETOP = str(Path(sys.executable).with_name("tabletop"))
 TINY = GenConfig(seed=7, games=2, depth=1, exact=8, random_min=0, random_max=6, tt_mb=1.0)
@@ -38,9 +48,8 @@ def _board(player: int, opponent: int, black_to_move: bool) -> Board:
 
 def test_a_shard_holds_legal_positions_with_their_labels(tmp_path: Path) -> None:
     searcher = Searcher(1.0)
-    count = make_shard(tmp_path, TINY, 0, searcher)
-    data = load_shard(shard_path(tmp_path, TINY, 0))
-    assert count == len(data["outcome"]) > 40
+    data = play_shard(TINY, 0, searcher)
+    assert len(data["outcome"]) > 40
     assert set(np.unique(data["game"])) == {0, 1}
     for p, o, outcome, score, exact in zip(data["player"], data["opponent"], data["outcome"], data["score"],
                                            data["exact"], strict=True):
@@ -59,15 +68,16 @@ def test_a_shard_holds_legal_positions_with_their_labels(tmp_path: Path) -> None
 
 def test_shards_are_deterministic_and_a_stopped_run_resumes(tmp_path: Path) -> None:
     made: list[tuple[int, bool]] = []
-    generate(tmp_path / "a", TINY, 3, 1, lambda index, n, new: made.append((index, new)))
+    generate(tmp_path / "a", TINY, 3, LocalBackend(1), lambda index, n, new: made.append((index, new)))
     assert sorted(made) == [(0, True), (1, True), (2, True)]
     first = {i: shard_path(tmp_path / "a", TINY, i).read_bytes() for i in range(3)}
     shard_path(tmp_path / "a", TINY, 1).unlink()  # as if the run had been stopped before shard 1 was whole
     made.clear()
-    generate(tmp_path / "a", TINY, 3, 2, lambda index, n, new: made.append((index, new)))
+    generate(tmp_path / "a", TINY, 3, LocalBackend(2), lambda index, n, new: made.append((index, new)))
     assert sorted(made) == [(0, False), (1, True), (2, False)]
     again = load_shard(shard_path(tmp_path / "a", TINY, 1))
-    old = tmp_path / "old.npz"
+    assert shard_path(tmp_path / "a", TINY, 1).read_bytes() == first[1]  # byte for byte, on two workers
+    old = tmp_path / "old.shard"
     old.write_bytes(first[1])
     before = load_shard(old)
     for name in before:
@@ -76,14 +86,14 @@ def test_shards_are_deterministic_and_a_stopped_run_resumes(tmp_path: Path) -> N
 
 
 def test_a_corrupt_shard_is_named(tmp_path: Path) -> None:
-    bad = tmp_path / "reversi-00000000-000000.npz"
-    bad.write_bytes(b"PK\x03\x04 not a zip")
-    with pytest.raises(ShardError, match="reversi-00000000-000000.npz"):
+    bad = tmp_path / "reversi-00000000-000000.shard"
+    write_shard(bad, b"PK\x03\x04 not a zip")  # whole as a file, but no archive inside
+    with pytest.raises(ShardError, match="reversi-00000000-000000.shard"):
         load_shard(bad)
-    run = subprocess.run([TABLETOP, "train", "reversi", "fit", "--dir", str(tmp_path), "--out",
+    done = subprocess.run([TABLETOP, "train", "reversi", "fit", "--dir", str(tmp_path), "--out",
                           str(tmp_path / "w.npz")], capture_output=True, text=True, timeout=300)
-    assert run.returncode == 2 and "reversi-00000000-000000.npz" in run.stderr
-    assert "Traceback" not in run.stderr and not (tmp_path / "w.npz").exists()
+    assert done.returncode == 2 and "reversi-00000000-000000.shard" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "w.npz").exists()
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -94,10 +104,10 @@ def test_a_corrupt_shard_is_named(tmp_path: Path) -> None:
 ])
 def test_bad_arguments_get_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
     extra = ["--out", str(tmp_path / "w.npz")] if argv[0] == "fit" else []
-    run = subprocess.run([TABLETOP, "train", "reversi", *argv, "--dir", str(tmp_path), *extra],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 2
-    assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    done = subprocess.run([TABLETOP, "train", "reversi", *argv, "--dir", str(tmp_path), *extra],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
 boards = st.tuples(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1)).map(lambda t: (t[0] & ~t[1], t[1]))
@@ -131,7 +141,7 @@ def test_symmetric_duplicates_merge_with_the_mean_label(tmp_path: Path) -> None:
             "opponent": np.array([o, mirror[1], o], dtype=np.uint64),
             "outcome": np.array([2, 4, -6], dtype=np.int8), "score": np.array([1.0, 3.0, -5.0], dtype=np.float32),
             "exact": np.zeros(3, dtype=bool), "game": np.array([0, 1, 2], dtype=np.int64)}
-    np.savez_compressed(tmp_path / "reversi-test-000000.npz", **data)  # type: ignore[arg-type]
+    write_shard(tmp_path / "reversi-test-000000.shard", encode(data))
     merged = load_dataset(tmp_path)
     assert merged.raw == 3 and len(merged) == 2
     assert sorted(merged.outcome.tolist()) == [-6.0, 3.0] and sorted(merged.score.tolist()) == [-5.0, 2.0]
@@ -139,8 +149,7 @@ def test_symmetric_duplicates_merge_with_the_mean_label(tmp_path: Path) -> None:
 
 def test_the_fit_writes_a_table_of_the_pattern_layout_and_prints_each_phase(tmp_path: Path) -> None:
     config = GenConfig(seed=3, games=6, depth=1, exact=6, random_min=0, random_max=40, tt_mb=1.0)
-    for index in range(2):
-        make_shard(tmp_path / "data", config, index)
+    run(SelfPlay(config), range(2), tmp_path / "data")
     lines: list[str] = []
     table = fit_directory(tmp_path / "data", tmp_path / "w.npz", FitConfig(phases=6, iterations=20, holdout=0.2),
                           lines.append)

@@ -23,7 +23,11 @@ def register(sub: Any) -> None:
     gen = steps.add_parser("gen", help="self-play games into compressed shards (resumable: finished shards are kept)")
     gen.add_argument("--dir", type=Path, required=True, help="directory of the shards")
     gen.add_argument("--positions", type=int, default=1_200_000, help="about how many positions to make")
-    gen.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: every core)")
+    gen.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                     help="local worker processes (default: every core; not used with --ray)")
+    gen.add_argument("--ray", metavar="auto|ADDRESS", default=None,
+                     help="make the shards on a Ray cluster: auto (the one started on this machine) or its "
+                          "address (needs the extra tabletop[ray]; see README)")
     gen.add_argument("--seed", type=int, default=1)
     gen.add_argument("--games-per-shard", type=int, default=64)
     gen.add_argument("--depth", type=int, default=6, help="search depth of the self-play moves")
@@ -56,7 +60,9 @@ def _interrupt(signum: int, frame: object) -> None:
 def _gen(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from tabletop.ai.reversi.train import GenConfig, ShardError, generate
+    from tabletop.ai.reversi.train import GenConfig
+    from tabletop.train.reversi import generate
+    from tabletop.train.runner import backend_from
 
     if args.positions < 1:
         raise CliError(f"--positions must be at least 1, not {args.positions}")
@@ -65,6 +71,9 @@ def _gen(args: argparse.Namespace) -> int:
                            random_min=args.random_min, random_max=args.random_max)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    if args.jobs < 1:
+        raise CliError(f"--jobs must be at least 1, not {args.jobs}")
+    backend = backend_from(args.ray, args.jobs)
     shards = math.ceil(args.positions / (config.games * POSITIONS_PER_GAME))
     done = {"positions": 0, "new": 0}
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} shards"),
@@ -83,22 +92,22 @@ def _gen(args: argparse.Namespace) -> int:
 
         previous = signal.signal(signal.SIGTERM, _interrupt)  # a kill stops the workers too
         try:
-            generate(args.dir, config, shards, args.jobs, on_shard)
-        except ShardError as exc:
-            raise CliError(str(exc)) from None
+            report = generate(args.dir, config, shards, backend, on_shard)
         finally:
             signal.signal(signal.SIGTERM, previous)
+    for message in report.broken:
+        print(f"made again: {message}")
     print(f"{shards} shards, {done['positions']:,} positions in {args.dir} ({done['new']:,} made now)")
     return 0
 
 
 def _fit(args: argparse.Namespace) -> int:
-    from tabletop.ai.reversi.fit import FitConfig, fit_directory
-    from tabletop.ai.reversi.train import ShardError
+    from tabletop.ai.reversi.fit import FitConfig
+    from tabletop.train.reversi import fit_directory
 
     try:
         config = FitConfig(ridge=args.ridge, iterations=args.iterations, holdout=args.holdout, label=args.label)
-        fit_directory(args.dir, args.out, config, print)
-    except ShardError as exc:
+    except ValueError as exc:
         raise CliError(str(exc)) from None
+    fit_directory(args.dir, args.out, config, print)  # a bad shard: ShardError, one line
     return 0

@@ -1,6 +1,9 @@
-"""Fit the Reversi evaluation from self-play shards (:mod:`tabletop.ai.reversi.train`).
+"""Fit the Reversi evaluation from self-play positions (:mod:`tabletop.ai.reversi.train`).
 
-1. Load every shard; identical positions (up to the board's 8 symmetries) become one, with the mean of
+The shards are read by :mod:`tabletop.train.reversi`, which hands their arrays here; this module
+reads no shard file.
+
+1. Take every shard's positions; identical positions (up to the board's 8 symmetries) become one, with the mean of
    their labels.  The count printed is of these distinct positions.
 2. Hold out a share of the distinct positions (by a hash of the position, so a position is never on
    both sides) for validation.
@@ -15,7 +18,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,9 +27,8 @@ from numba import njit
 
 from tabletop.ai.reversi import kernel
 from tabletop.ai.reversi.patterns import build_patterns
-from tabletop.ai.reversi.train import ShardError, load_shard, shard_files
 
-__all__ = ["FitConfig", "Dataset", "canonical", "fit_directory", "load_dataset"]
+__all__ = ["FitConfig", "Dataset", "canonical", "fit_dataset", "merge_positions"]
 
 N_SCALARS = 4  # mobility, potential mobility, parity, bias: the features after the pattern tables
 
@@ -110,12 +112,8 @@ def canonical(player: np.ndarray, opponent: np.ndarray) -> tuple[np.ndarray, np.
     return best_p, best_o
 
 
-def load_dataset(directory: Path) -> Dataset:
-    """Every shard in ``directory``, identical positions merged; :class:`ShardError` names a bad shard."""
-    files = shard_files(directory)
-    if not files:
-        raise ShardError(f"{directory}: no training shards (reversi-*.npz) here")
-    parts = [load_shard(path) for path in files]
+def merge_positions(parts: Sequence[Mapping[str, np.ndarray]]) -> Dataset:
+    """The positions of every shard's arrays in ``parts``, identical positions (up to symmetry) merged."""
     player = np.concatenate([part["player"] for part in parts])
     opponent = np.concatenate([part["opponent"] for part in parts])
     outcome = np.concatenate([part["outcome"] for part in parts]).astype(np.float64)
@@ -237,11 +235,10 @@ def _evaluate_all(player: np.ndarray, opponent: np.ndarray, weights: np.ndarray,
         out[n] = kernel.evaluate(player[n], opponent[n], weights) / kernel.SCALE
 
 
-def fit_directory(directory: Path, out: Path, config: FitConfig, say: Callable[[str], None]) -> np.ndarray:
-    """Fit from the shards in ``directory``, print the errors through ``say``, write the table to ``out``."""
+def fit_dataset(data: Dataset, out: Path, config: FitConfig, say: Callable[[str], None]) -> np.ndarray:
+    """Fit from ``data``, print the errors through ``say``, write the table to ``out``."""
     from tabletop.ai.reversi.eval import default_weights
 
-    data = load_dataset(directory)
     say(f"{data.raw:,} positions read, {len(data):,} distinct (the board's symmetries merged)")
     squares, offsets, names = build_patterns()
     n_pattern = int(names[-1][1])

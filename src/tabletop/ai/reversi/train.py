@@ -1,9 +1,9 @@
-"""Training data for the Reversi evaluation: self-play games in shards, and the labelled positions.
+"""Training data for the Reversi evaluation: the self-play games of a shard, and their labelled positions.
 
-A shard is one compressed ``.npz`` file of ``games`` self-play games, made by one worker process from
-its own seed, so that shards can be made in any order, on any number of cores, and a run that was
-stopped goes on where it left off: a finished shard is written to a temporary name and renamed, so it
-is either whole or absent.
+A shard is ``games`` self-play games played from its own seed (:func:`shard_seed`: the run's seed
+and the shard's index), so that shards can be made in any order, by any process on any machine, and
+always come out the same.  :mod:`tabletop.train.reversi` makes them through the training runner and
+stores them; this module only plays.
 
 A game: ``random_min``..``random_max`` random plies (drawn per game) so that games differ, then the
 engine's own ``depth``-ply search plays every move, and from ``exact`` empty squares on the exact
@@ -15,45 +15,26 @@ solver plays perfectly.  Every position where the mover has a move is recorded w
 - ``score``: the ``depth``-ply search score (discs, mover's side) or the exact value where solved;
 - ``exact``: whether the position was solved.
 
-See ``WEIGHTS.md`` for how the fit uses them.  This module searches and writes files; the fit is in
-:mod:`tabletop.ai.reversi.fit`.
+See ``WEIGHTS.md`` for how the fit uses them.  This module searches and never touches a file; the fit
+is in :mod:`tabletop.ai.reversi.fit`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
 import random
-import zipfile
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 
 from tabletop.ai.reversi import kernel
 from tabletop.ai.reversi.search import Searcher
 
-__all__ = [
-    "GenConfig",
-    "ShardError",
-    "generate",
-    "load_shard",
-    "make_shard",
-    "play_game",
-    "shard_files",
-    "shard_path",
-    "shard_seed",
-]
+__all__ = ["SHARD_FIELDS", "GenConfig", "play_game", "play_shard", "shard_seed"]
 
 START_BLACK = (1 << 28) | (1 << 35)  # d5, e4 (a1 top-left, squares row * 8 + col)
 START_WHITE = (1 << 27) | (1 << 36)  # d4, e5
 SHARD_FIELDS = ("player", "opponent", "outcome", "score", "exact", "game")
-
-
-class ShardError(ValueError):
-    """A shard file that cannot be read or does not hold what a shard holds; the message names it."""
 
 
 @dataclass(frozen=True)
@@ -91,10 +72,6 @@ def shard_seed(config: GenConfig, index: int) -> int:
     """The seed of shard ``index``: independent streams for every (run seed, shard)."""
     digest = hashlib.sha256(f"{config.seed}:{index}".encode()).digest()
     return int.from_bytes(digest[:8], "little")
-
-
-def shard_path(directory: Path, config: GenConfig, index: int) -> Path:
-    return directory / f"reversi-{config.tag()}-{index:06d}.npz"
 
 
 def _squares(mask: int) -> list[int]:
@@ -147,12 +124,9 @@ def play_game(searcher: Searcher, rng: random.Random, config: GenConfig) -> dict
     }
 
 
-def make_shard(directory: Path, config: GenConfig, index: int, searcher: Searcher | None = None) -> int:
-    """Play shard ``index`` and write it (whole, or not at all); the number of positions written.
-    A shard that is already there is kept as it is."""
-    path = shard_path(directory, config, index)
-    if path.exists():
-        return len(load_shard(path)["outcome"])
+def play_shard(config: GenConfig, index: int, searcher: Searcher | None = None) -> dict[str, np.ndarray]:
+    """The positions of shard ``index``: ``config.games`` games from the shard's own seed, so the
+    same (settings, index) always gives the same arrays, whichever process plays them."""
     searcher = searcher or Searcher(config.tt_mb)
     rng = random.Random(shard_seed(config, index))
     parts = []
@@ -160,78 +134,4 @@ def make_shard(directory: Path, config: GenConfig, index: int, searcher: Searche
         game = play_game(searcher, rng, config)
         game["game"] = np.full(len(game["outcome"]), index * config.games + g, dtype=np.int64)
         parts.append(game)
-    data = {name: np.concatenate([part[name] for part in parts]) for name in SHARD_FIELDS}
-    directory.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as out:
-        np.savez_compressed(out, **data)  # type: ignore[arg-type]  # numpy's stub types the first keyword
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
-    return len(data["outcome"])
-
-
-def load_shard(path: Path) -> dict[str, np.ndarray]:
-    """A shard's arrays; :class:`ShardError` naming the file when it is not a whole shard."""
-    try:
-        with np.load(path) as data:
-            arrays = {name: data[name] for name in SHARD_FIELDS}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-        raise ShardError(f"{path}: not a readable training shard ({exc.__class__.__name__}: {exc})") from None
-    n = len(arrays["outcome"])
-    if any(len(a) != n for a in arrays.values()):
-        raise ShardError(f"{path}: its arrays have different lengths")
-    return arrays
-
-
-_WORKER: dict[str, Searcher] = {}
-
-
-def _worker_shard(directory: str, config: GenConfig, index: int) -> tuple[int, int]:
-    searcher = _WORKER.get("searcher")
-    if searcher is None:
-        searcher = _WORKER["searcher"] = Searcher(config.tt_mb)
-    return index, make_shard(Path(directory), config, index, searcher)
-
-
-def generate(
-    directory: Path, config: GenConfig, shards: int, jobs: int, on_shard: Callable[[int, int, bool], None]
-) -> None:
-    """Make shards ``0..shards-1`` in ``jobs`` worker processes; ``on_shard(index, positions, new)`` is
-    called in this process as each one is there (``new``: made now, not found from an earlier run)."""
-    if shards < 1:
-        raise ValueError(f"the number of shards must be at least 1, not {shards}")
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, not {jobs}")
-    directory.mkdir(parents=True, exist_ok=True)
-    todo = []
-    for index in range(shards):
-        path = shard_path(directory, config, index)
-        if path.exists():
-            on_shard(index, len(load_shard(path)["outcome"]), False)
-        else:
-            todo.append(index)
-    if not todo:
-        return
-    context = multiprocessing.get_context("spawn")  # no inherited numba or thread state
-    pool = context.Pool(jobs)
-    try:
-        for index, positions in pool.imap_unordered(_worker_shard_args, [(str(directory), config, i) for i in todo]):
-            on_shard(index, positions, True)
-        pool.close()
-    except BaseException:
-        pool.terminate()  # the workers' unfinished shards are lost, the finished ones are on disk whole
-        raise
-    finally:
-        pool.join()
-
-
-def _worker_shard_args(args: tuple[str, GenConfig, int]) -> tuple[int, int]:
-    return _worker_shard(*args)
-
-
-def shard_files(directory: Path) -> list[Path]:
-    """Every finished shard in ``directory`` (any settings), in name order."""
-    if not directory.is_dir():
-        raise ShardError(f"{directory}: no such directory of training shards")
-    return sorted(directory.glob("reversi-*.npz"))
+    return {name: np.concatenate([part[name] for part in parts]) for name in SHARD_FIELDS}
