@@ -7,7 +7,7 @@
 // and who may do what are the server's; this module only shows and asks.
 
 import { $ } from "/web/dom.js";
-import { api, saveSeat } from "/web/net.js";
+import { api, openFeed, saveSeat, showLive } from "/web/net.js";
 import { gameTitle } from "/web/state.js";
 import { openDialog } from "/web/account.js";
 import { nameColours, poolLabel } from "/web/names.js";
@@ -166,12 +166,6 @@ function onFrame(frame) {
   renderSeeks();
 }
 
-function live(status) {
-  const badge = $("lobby-live");
-  badge.dataset.status = status;
-  badge.textContent = { connected: "Live", reconnecting: "Reconnecting…", connecting: "Connecting…" }[status];
-}
-
 /** The lobby socket; reopened after a drop, and after a sign in or out (the server reads the cookie once). */
 function connect() {
   if (lobby.socket) {
@@ -179,29 +173,7 @@ function connect() {
     lobby.socket = null;
     old.close();
   }
-  live("connecting");
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/api/lobby/ws`);
-  lobby.socket = socket;
-  socket.addEventListener("open", () => {
-    lobby.delay = 500;
-    live("connected");
-  });
-  socket.addEventListener("message", (msg) => {
-    let frame;
-    try {
-      frame = JSON.parse(msg.data);
-    } catch {
-      return; // a frame this page cannot read changes nothing
-    }
-    onFrame(frame);
-  });
-  socket.addEventListener("close", () => {
-    if (lobby.socket !== socket || lobby.leaving) return;
-    live("reconnecting");
-    setTimeout(connect, lobby.delay);
-    lobby.delay = Math.min(lobby.delay * 2, 8000);
-  });
+  openFeed("/api/lobby/ws", lobby, onFrame, (status) => showLive("lobby-live", status));
 }
 
 /** The game, options and clock the form describes. */

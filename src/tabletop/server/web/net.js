@@ -4,7 +4,8 @@
 //
 // Nothing here draws or knows the rules; the connection hands every server
 // frame to its owner and reconnects by itself after a drop, asking only for
-// the events it missed ("since").
+// the events it missed ("since"). The lobby's and a tournament's read-only
+// sockets (openFeed) reconnect the same way and start with a full snapshot.
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -196,4 +197,42 @@ export class RoomConnection {
     clearTimeout(this.retryTimer);
     if (this.socket) this.socket.close();
   }
+}
+
+/** A read-only live socket on `path` (the lobby's, a tournament's) whose first frame is always a
+ * full snapshot, so a drop needs no catch-up: it is reopened after 0.5 s, doubling to 8 s while it
+ * keeps failing. `state` holds the open socket and the delay; nothing is reopened once
+ * `state.leaving` is set or another socket has replaced this one. `onStatus` is told "connecting",
+ * "connected" or "reconnecting"; `onFrame` gets each frame that parses. */
+export function openFeed(path, state, onFrame, onStatus) {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}${path}`);
+  state.socket = socket;
+  onStatus("connecting");
+  socket.addEventListener("open", () => {
+    state.delay = 500;
+    onStatus("connected");
+  });
+  socket.addEventListener("message", (msg) => {
+    let frame;
+    try {
+      frame = JSON.parse(msg.data);
+    } catch {
+      return; // a frame this page cannot read changes nothing
+    }
+    onFrame(frame);
+  });
+  socket.addEventListener("close", () => {
+    if (state.socket !== socket || state.leaving) return;
+    onStatus("reconnecting");
+    setTimeout(() => openFeed(path, state, onFrame, onStatus), state.delay);
+    state.delay = Math.min(state.delay * 2, 8000);
+  });
+}
+
+/** The badge (element `id`) that says whether a live socket is up. */
+export function showLive(id, status) {
+  const badge = document.getElementById(id);
+  badge.dataset.status = status;
+  badge.textContent = { connected: "Live", reconnecting: "Reconnecting…", connecting: "Connecting…" }[status];
 }

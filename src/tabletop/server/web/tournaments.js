@@ -10,7 +10,7 @@
 // (players.tournament), so the game page can lead back.  Loaded only on these pages (app.js, play.js).
 
 import { $, element, link, showMissing } from "/web/dom.js";
-import { api, ApiError, saveSeat } from "/web/net.js";
+import { api, ApiError, openFeed, saveSeat, showLive } from "/web/net.js";
 import { account as signedIn, openDialog } from "/web/account.js";
 import { clockText, variantText } from "/web/lobby.js";
 import { withBotMark } from "/web/bots.js";
@@ -312,35 +312,7 @@ function onFrame(frame, onSnapshot, onEvent) {
 
 /** The tournament's socket, reopened after a drop (the first frame is always a full snapshot). */
 function connect(id, onSnapshot, onEvent, onStatus) {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/api/tournaments/${encodeURIComponent(id)}/ws`);
-  page.socket = socket;
-  onStatus("connecting");
-  socket.addEventListener("open", () => {
-    page.delay = 500;
-    onStatus("connected");
-  });
-  socket.addEventListener("message", (msg) => {
-    let frame;
-    try {
-      frame = JSON.parse(msg.data);
-    } catch {
-      return; // a frame this page cannot read changes nothing
-    }
-    onFrame(frame, onSnapshot, onEvent);
-  });
-  socket.addEventListener("close", () => {
-    if (page.socket !== socket || page.leaving) return;
-    onStatus("reconnecting");
-    setTimeout(() => connect(id, onSnapshot, onEvent, onStatus), page.delay);
-    page.delay = Math.min(page.delay * 2, 8000);
-  });
-}
-
-function showLive(status) {
-  const badge = $("tournament-live");
-  badge.dataset.status = status;
-  badge.textContent = { connected: "Live", reconnecting: "Reconnecting…", connecting: "Connecting…" }[status];
+  openFeed(`/api/tournaments/${encodeURIComponent(id)}/ws`, page, (frame) => onFrame(frame, onSnapshot, onEvent), onStatus);
 }
 
 async function act(path) {
@@ -387,7 +359,7 @@ export async function initTournament(id, account) {
         $("tournament-error").textContent = `Your game started, but the seat could not be taken: ${error.message}`;
       });
     }
-  }, showLive);
+  }, (status) => showLive("tournament-live", status));
   window.tabletopTournament = page; // lets tests look inside
 }
 
