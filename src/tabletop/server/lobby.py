@@ -502,11 +502,3 @@ def _seek_view(row: Any) -> dict[str, Any]:
         "color": row["color"], "rated": bool(row["rated"]), "pool": row["pool"], "created": row["created"],
         "rating": round(rating.rating), "display": rating.display(), "bot": bool(row["bot"]),
     }
-
-
-def lobby_of(app: Any, hub: RoomHub) -> Lobby:
-    """The server's :class:`Lobby` (made on first use, kept on ``app.state``)."""
-    lobby: Lobby | None = getattr(app.state, "lobby", None)
-    if lobby is None:
-        lobby = app.state.lobby = Lobby(hub)
-    return lobby

@@ -835,11 +835,3 @@ class Tournaments:
         frames = [frame("tournament_event", event=name, version=version, **data) for name, data in events]
         frames.append(frame("tournament", tournament=view))
         await self.hub.bus.publish(tournament_channel(tournament_id), Broadcast("tournament", frames))
-
-
-def tournaments_of(app: Any, hub: RoomHub) -> Tournaments:
-    """The server's :class:`Tournaments` (made on first use, kept on ``app.state``)."""
-    found: Tournaments | None = getattr(app.state, "tournaments", None)
-    if found is None:
-        found = app.state.tournaments = Tournaments(hub)
-    return found

@@ -32,9 +32,8 @@ from tabletop.server.accounts import (
     Player,
 )
 from tabletop.server.bots import Bots
-from tabletop.server.lobby import lobby_of
 from tabletop.server.rooms import RoomHub
-from tabletop.server.routers.deps import Hub
+from tabletop.server.routers.deps import Hub, lobby_of, service_of
 from tabletop.server.routers.responses import errors
 from tabletop.server.store import SqlStore
 
@@ -92,12 +91,10 @@ class SessionState(BaseModel):
 
 def accounts_of(app: Any, hub: RoomHub) -> Accounts:
     """The server's :class:`Accounts` (made on first use, on the room hub's store)."""
-    accounts: Accounts | None = getattr(app.state, "accounts", None)
-    if accounts is None:
-        if not isinstance(hub.store, SqlStore):
-            raise AccountError("no_accounts", "this server keeps no accounts", 400)
-        accounts = app.state.accounts = Accounts(hub.store)
-    return accounts
+    store = hub.store
+    if not isinstance(store, SqlStore):
+        raise AccountError("no_accounts", "this server keeps no accounts", 400)
+    return service_of(app, "accounts", lambda: Accounts(store))
 
 
 def get_accounts(request: Request, hub: Hub) -> Accounts:

@@ -20,7 +20,7 @@ from tabletop.server.lobby import LOBBY_CHANNEL
 from tabletop.server.models import OptionValue
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.accounts import SignedIn
-from tabletop.server.routers.deps import Hub
+from tabletop.server.routers.deps import Hub, service_of
 from tabletop.server.routers.lobby import Seated, SeekClock
 from tabletop.server.routers.responses import errors
 from tabletop.server.store import SqlStore
@@ -32,19 +32,14 @@ router = APIRouter(prefix="/api", tags=["bots"])
 
 def bots_of(app: Any, hub: RoomHub) -> Bots:
     """The server's :class:`Bots` (made on first use, kept on ``app.state``)."""
-    bots: Bots | None = getattr(app.state, "bots", None)
-    if bots is None:
-        if not isinstance(hub.store, SqlStore):
-            raise BotError("no_accounts", "this server keeps no players", 400)
-        bots = app.state.bots = Bots(hub.store)
-    return bots
+    store = hub.store
+    if not isinstance(store, SqlStore):
+        raise BotError("no_accounts", "this server keeps no players", 400)
+    return service_of(app, "bots", lambda: Bots(store))
 
 
 def challenges_of(app: Any, hub: RoomHub) -> Challenges:
-    challenges: Challenges | None = getattr(app.state, "challenges", None)
-    if challenges is None:
-        challenges = app.state.challenges = Challenges(hub)
-    return challenges
+    return service_of(app, "challenges", lambda: Challenges(hub))
 
 
 def get_bots(request: Request, hub: Hub) -> Bots:

@@ -15,11 +15,11 @@ from fastapi import APIRouter, Depends, Path, Request, WebSocket
 from pydantic import BaseModel, ConfigDict, Field
 
 from tabletop.server.bus import encode_frame, frame
-from tabletop.server.lobby import LOBBY_CHANNEL, Lobby, lobby_of
+from tabletop.server.lobby import LOBBY_CHANNEL, Lobby
 from tabletop.server.models import ClockRequest, Joined, OptionValue
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.accounts import COOKIE, SignedIn, accounts_of
-from tabletop.server.routers.deps import Hub
+from tabletop.server.routers.deps import Hub, lobby_of
 from tabletop.server.routers.feed import ChannelFeed
 from tabletop.server.routers.responses import errors
 

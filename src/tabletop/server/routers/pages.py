@@ -20,9 +20,9 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from tabletop.ratings import Pool
 from tabletop.server.accounts import Accounts
-from tabletop.server.routers.deps import Hub
+from tabletop.server.routers.deps import Hub, tournaments_of
 from tabletop.server.store import SqlStore
-from tabletop.server.tournaments import TournamentError, tournaments_of
+from tabletop.server.tournaments import TournamentError
 
 __all__ = ["WEB", "mount_web", "router"]
 

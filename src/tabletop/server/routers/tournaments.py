@@ -18,10 +18,10 @@ from tabletop.server.bus import encode_frame, frame
 from tabletop.server.models import OptionValue
 from tabletop.server.rooms import RoomHub
 from tabletop.server.routers.accounts import SignedIn
-from tabletop.server.routers.deps import Hub
+from tabletop.server.routers.deps import Hub, tournaments_of
 from tabletop.server.routers.feed import ChannelFeed
 from tabletop.server.routers.responses import errors
-from tabletop.server.tournaments import TournamentError, Tournaments, tournament_channel, tournaments_of
+from tabletop.server.tournaments import TournamentError, Tournaments, tournament_channel
 
 __all__ = ["router"]
 
