@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-TARGETS = ("reversi", "gomoku", "server", "tictactoe", "envs")
+TARGETS = ("reversi", "gomoku", "server", "tictactoe", "envs", "train")
 
 
 def register(sub: Any) -> None:
