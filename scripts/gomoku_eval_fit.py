@@ -2,13 +2,14 @@
 
 Two commands:
 
-    .venv/bin/python scripts/gomoku_eval_fit.py play --rule freestyle --games 400 --jobs 2 --dir DATA
+    .venv/bin/python scripts/gomoku_eval_fit.py play --rule freestyle --games 400 --jobs 2 --dir DATA [--ray auto|ADDRESS]
     .venv/bin/python scripts/gomoku_eval_fit.py fit --rule freestyle --dir DATA [--dir MORE] [--out table.npz]
 
-``play`` has the engine play itself from random four-stone openings near the centre, in ``--jobs``
-processes, a chunk of games at a time; each chunk is written whole (a temporary file renamed) as JSON
-lines of ``{"rule", "moves", "result"}``, so a run stopped part way goes on where it was when started
-again.  ``fit`` replays every game, and for each position after the opening counts, for the side to
+``play`` has the engine play itself from random four-stone openings near the centre, a chunk of
+games a shard, through the training runner (:class:`tabletop.train.gomoku.EvalGames`) in ``--jobs``
+local processes or on a Ray cluster (``--ray``); each chunk is a checked shard of JSON lines of
+``{"rule", "moves", "result"}``, written whole, so a run stopped part way goes on where it was when
+started again.  ``fit`` replays every game, and for each position after the opening counts, for the side to
 move and for the other side, the empty points by the combination of their four line patterns (the
 engine's own patterns, :mod:`tabletop.ai.gomoku.patterns`: nine kinds, so 495 combinations a colour),
 and fits a logistic model of the game's result on those counts: one weight a combination and a
@@ -30,66 +31,41 @@ import os
 import random
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from tabletop.ai.gomoku.evaluation import COMBOS  # the engine's own index of the pattern combinations
+from tabletop.train.gomoku import OPENING_STONES, EvalGames
+from tabletop.train.runner import backend_from, read_shard, run
 
-CHUNK = 20  # games per file
-OPENING_STONES = 4
-
-
-def _opening(rng: random.Random, size: int) -> list[tuple[int, int]]:
-    centre = size // 2
-    points: list[tuple[int, int]] = []
-    while len(points) < OPENING_STONES:
-        p = (centre + rng.randint(-3, 3), centre + rng.randint(-3, 3))
-        if p not in points:
-            points.append(p)
-    return points
-
-
-def _play_chunk(rule: str, level: int, seconds: float, seed: int, count: int) -> list[dict[str, object]]:
-    from tabletop.ai.base import Limit
-    from tabletop.ai.gomoku import level_player
-    from tabletop.games import new_board
-    from tabletop.games.core import BLACK
-
-    rng = random.Random(seed)
-    player = level_player(level)
-    games = []
-    for _ in range(count):
-        board = new_board("gomoku", {"rule": rule})
-        for col, row in _opening(rng, board.width):
-            board.push(next(m for m in board.legal_moves if (m.col, m.row) == (col, row)))
-        while board.outcome() is None:
-            board.push(player.choose(board, Limit(seconds=seconds)))
-        outcome = board.outcome()
-        assert outcome is not None
-        result = 0.5 if outcome.winner is None else (1.0 if outcome.winner is BLACK else 0.0)
-        games.append({"rule": rule, "moves": [str(m) for m in board.move_stack], "result": result})
-    return games
+CHUNK = 20  # games per shard
 
 
 def play(args: argparse.Namespace) -> None:
     folder = Path(args.dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    chunks = [i for i in range((args.games + CHUNK - 1) // CHUNK)
-              if not (folder / f"{args.rule}-{i:05d}.jsonl").exists()]
-    print(f"{len(chunks)} chunks of {CHUNK} games to play ({args.rule}, level {args.level}, {args.seconds} s a move)")
+    job = EvalGames(args.rule, args.level, args.seconds, args.seed, CHUNK)
+    chunks = range((args.games + CHUNK - 1) // CHUNK)
+    print(f"{len(chunks)} chunks of {CHUNK} games ({args.rule}, level {args.level}, {args.seconds} s a move)")
     started = time.time()
-    with ProcessPoolExecutor(args.jobs) as pool:
-        futures = {i: pool.submit(_play_chunk, args.rule, args.level, args.seconds, args.seed * 100_003 + i, CHUNK)
-                   for i in chunks}
-        for i, future in futures.items():
-            games = future.result()
-            path = folder / f"{args.rule}-{i:05d}.jsonl"
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text("".join(json.dumps(g) + "\n" for g in games))
-            os.replace(tmp, path)
-            print(f"chunk {i}: {len(games)} games, {time.time() - started:.0f} s", flush=True)
+
+    def done(index: int, payload: bytes, new: bool) -> None:
+        if new:
+            games = len(payload.splitlines())
+            print(f"chunk {index}: {games} games, {time.time() - started:.0f} s", flush=True)
+
+    report = run(job, chunks, folder, backend_from(args.ray, args.jobs), done)
+    for message in report.broken:
+        print(f"made again: {message}")
+    print(f"{len(report.kept)} chunks were there, {len(report.made)} played now")
+
+
+def _games(folder: Path, rule: str) -> list[dict[str, object]]:
+    """The games of ``folder``'s shards for ``rule`` (each checked), and of the JSON-lines files of
+    earlier runs."""
+    texts = [read_shard(path).decode() for path in sorted(folder.glob(f"{rule}-*.shard"))]
+    texts += [path.read_text() for path in sorted(folder.glob(f"{rule}-*.jsonl"))]
+    return [json.loads(line) for text in texts for line in text.splitlines() if line]
 
 
 def _features(rule: str, moves: list[str]) -> tuple[list[np.ndarray], list[int], list[float]]:
@@ -135,8 +111,7 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float, steps: int) -> np.
 def fit(args: argparse.Namespace) -> None:
     games = []
     for folder in args.dir:
-        for path in sorted(Path(folder).glob(f"{args.rule}-*.jsonl")):
-            games += [json.loads(line) for line in path.read_text().splitlines() if line]
+        games += _games(Path(folder), args.rule)
     if len(games) < 10:
         sys.exit(f"only {len(games)} games in {', '.join(args.dir)}: play more first")
     rng = random.Random(args.seed)
@@ -180,7 +155,8 @@ def main() -> None:
     p = sub.add_parser("play", help="self-play games into --dir (resumable)")
     p.add_argument("--rule", default="freestyle")
     p.add_argument("--games", type=int, default=400)
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="local worker processes (not with --ray)")
+    p.add_argument("--ray", metavar="auto|ADDRESS", default=None, help="play on a Ray cluster (the extra tabletop[ray])")
     p.add_argument("--level", type=int, default=7)
     p.add_argument("--seconds", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=1)

@@ -8,12 +8,12 @@ from types import ModuleType
 import numpy as np
 
 
-def test_self_play_games_end_and_replay_to_the_same_result(load_script: Callable[[str], ModuleType]) -> None:
+def test_self_play_games_end_and_replay_to_the_same_result() -> None:
     from tabletop.games import new_board
     from tabletop.games.core import BLACK
+    from tabletop.train.gomoku import play_games
 
-    script = load_script("gomoku_eval_fit")
-    games = script._play_chunk("renju", 3, 0.05, seed=5, count=2)
+    games = play_games("renju", 3, 0.05, seed=5, count=2)
     assert len(games) == 2
     for game in games:
         board = new_board("gomoku", {"rule": "renju"})
