@@ -11,8 +11,10 @@ on the 15x15 board: every opening of the match runner's family (:func:`opening_c
 on the centre, White near it, Black's second stone on the rule's ring, or on each of ``--rings``;
 White to move); each opening after
 White's ``--replies`` best answers (Black to move); and each opening after White's best answer and
-Black's ``--replies`` best replies (White to move).  Positions run in ``--jobs`` processes; each
-result is appended to ``DIR/RULE.jsonl`` as it ends (the stones in order, the best move, its score,
+Black's ``--replies`` best replies (White to move).  Positions are searched through the training
+runner (:class:`tabletop.train.books.GomokuBookSearch`) in ``--jobs`` local processes or on a Ray
+cluster (``--ray auto|ADDRESS``), each result a checked shard in ``DIR/RULE.shards/``; each result
+is appended to ``DIR/RULE.jsonl`` as it ends (the stones in order, the best move, its score,
 the depth, the ranked root moves), and a run started again skips the positions already there, so it
 can be stopped and resumed.  ``pack`` writes the book: one entry a position, the best move (where
 lines meet, the line the deeper layers went on from).  The shipped books come from the commands
@@ -61,27 +63,12 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from tabletop.ai.gomoku.book import MAX_STONES
-from tabletop.ai.gomoku.search import WIN
-
-
-def _analyse(rule: str, stones: list[str], seconds: float) -> dict[str, object]:
-    from dataclasses import replace
-
-    from tabletop.ai.base import Limit
-    from tabletop.ai.gomoku.book import line_board
-    from tabletop.ai.gomoku.engine import LEVELS, GomokuEngine
-
-    board = line_board(rule, stones)
-    settings = replace(LEVELS[10], seconds=seconds, book=False)
-    analysis = GomokuEngine(settings, name="book").analyse(board, Limit(seconds=seconds))
-    ranked = [str(m.move) for m in analysis.scores]
-    return {"stones": " ".join(stones), "move": ranked[0], "score": analysis.scores[0].score,
-            "depth": analysis.depth, "ranked": ranked[:8], "seconds": seconds}
+from tabletop.train.books import PROVEN, GomokuBookSearch, GomokuLearn
+from tabletop.train.books import learn_line as learn_line  # where the searches of ``learn`` are
+from tabletop.train.runner import backend_from, run
 
 
 def _warm() -> None:
@@ -109,8 +96,6 @@ def _openings(rule: str, rings: list[int] | None, balanced: bool = False) -> lis
     return out
 
 
-# a child's score (its side to move, the opponent) that the engine reads as a proven win
-PROVEN = WIN - 100
 # how much better (for the side to move) another searched child must score than the position's own
 # choice before the book takes it: two searches of one position differ by a few hundred at this depth
 MARGIN = 1_000
@@ -165,19 +150,25 @@ def _load(path: Path, field: str = "stones") -> dict[str, dict[str, object]]:
 
 def _run_layer(rule: str, positions: list[list[str]], args: argparse.Namespace, path: Path,
                done: dict[str, dict[str, object]]) -> None:
-    todo = [p for p in positions if " ".join(p) not in done]
+    todo = [" ".join(p) for p in positions if " ".join(p) not in done]
     print(f"{rule}: {len(positions)} positions in this layer, {len(todo)} to search", flush=True)
     if not todo:
         return
-    with ProcessPoolExecutor(max_workers=args.jobs, initializer=_warm) as pool, path.open("a") as out:
-        futures = [pool.submit(_analyse, rule, p, args.seconds) for p in todo]
-        for i, future in enumerate(as_completed(futures), 1):
-            row = future.result()
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            done[str(row["stones"])] = row
-            if i % 10 == 0 or i == len(todo):
-                print(f"  {i}/{len(todo)}", flush=True)
+    count = {"n": 0}
+    with path.open("a") as out:
+
+        def keep(index: int, payload: bytes, new: bool) -> None:
+            row = json.loads(payload)
+            if str(row["stones"]) not in done:  # a shard made before a stop that came before this line
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+                done[str(row["stones"])] = row
+            count["n"] += 1
+            if count["n"] % 10 == 0 or count["n"] == len(todo):
+                print(f"  {count['n']}/{len(todo)}", flush=True)
+
+        run(GomokuBookSearch(rule, args.seconds, tuple(todo)), range(len(todo)), path.with_suffix(".shards"),
+            backend_from(args.ray, args.jobs), keep)
 
 
 def search(args: argparse.Namespace) -> None:
@@ -247,49 +238,6 @@ def lost_lines(paths: list[str], rule: str, stones: int) -> list[tuple[list[str]
     return [(line.split(), black) for (line, black), _n in sorted(counts.items(), key=lambda kv: -kv[1])]
 
 
-def learn_line(rule: str, line: list[str], black: bool, seconds: float, width: int, replies: int = 2,
-               analyse: Callable[[str, list[str], float], dict[str, object]] | None = None) -> dict[str, object]:
-    """The move side A (Black when ``black``) should have played on ``line``, a game it lost:
-    a row as :func:`_analyse` writes, for the position where it differs from the game, with
-    ``learned_from`` (the line), ``avoids`` (the move played there) and ``follow`` (the rows of
-    the opponent's position after the move and of A's after each of the opponent's ``replies``
-    best answers there, so the book goes on past it); or only ``learned_from`` and ``avoids``
-    None where no move within the line can be found that is not proved lost."""
-    search = analyse or _analyse
-    memo: dict[str, dict[str, object]] = {}
-
-    def row(stones: list[str]) -> dict[str, object]:
-        key = " ".join(stones)
-        if key not in memo:
-            memo[key] = search(rule, stones, seconds)
-        return memo[key]
-
-    def lost(stones: list[str]) -> bool:
-        """The opponent, to move after ``stones``, has a proven win."""
-        return float(row(stones)["score"]) >= PROVEN  # type: ignore[arg-type]
-
-    ours = [i for i in range(3, len(line)) if (i % 2 == 0) == black]  # stones before each of A's moves
-    first = None
-    for i in reversed(ours):  # the earliest of the last run of A's moves proved lost
-        if lost(line[:i + 1]):
-            first = i
-        elif first is not None:
-            break
-    base = {"learned_from": " ".join(line)}
-    if first is None:
-        return base | {"avoids": None}
-    for i in reversed([i for i in ours if i <= first]):
-        for move in list(row(line[:i])["ranked"])[:width]:  # type: ignore[call-overload]
-            if move != line[i] and not lost(line[:i] + [move]):
-                after = line[:i] + [move]
-                child = row(after)
-                answers = [row(after + [r]) for r in list(child["ranked"])[:replies]]  # type: ignore[call-overload]
-                return row(line[:i]) | {"move": move, "score": -float(child["score"]),  # type: ignore[arg-type]
-                                        "depth": int(child["depth"]) + 1,  # type: ignore[call-overload]
-                                        "avoids": line[i], "follow": [child, *answers]} | base
-    return base | {"avoids": None}
-
-
 def learn(args: argparse.Namespace) -> None:
     directory = Path(args.dir)
     directory.mkdir(parents=True, exist_ok=True)
@@ -300,15 +248,22 @@ def learn(args: argparse.Namespace) -> None:
     print(f"{args.rule}: {len(lines)} lost lines, {len(todo)} to learn from", flush=True)
     if not todo:
         return
-    _warm()
-    with ProcessPoolExecutor(max_workers=args.jobs, initializer=_warm) as pool, path.open("a") as out:
-        futures = [pool.submit(learn_line, args.rule, line, black, args.seconds, args.width, args.replies) for line, black in todo]
-        for i, future in enumerate(as_completed(futures), 1):
-            row = future.result()
+    _warm()  # fills numba's cache once, before the workers load it
+    with path.open("a") as out:
+
+        def keep(index: int, payload: bytes, new: bool) -> None:
+            row = json.loads(payload)
+            if str(row["learned_from"]) in done:
+                return
+            done.add(str(row["learned_from"]))
             out.write(json.dumps(row) + "\n")
             out.flush()
             found = f"{row['stones']}: {row['move']} over {row['avoids']}" if row["avoids"] else "nothing found"
-            print(f"  {i}/{len(todo)} {row['learned_from']}: {found}", flush=True)
+            print(f"  {len(done)} {row['learned_from']}: {found}", flush=True)
+
+        job = GomokuLearn(args.rule, args.seconds, args.width, args.replies,
+                          tuple((" ".join(line), black) for line, black in todo))
+        run(job, range(len(todo)), path.with_suffix(".shards"), backend_from(args.ray, args.jobs), keep)
 
 
 def pack(args: argparse.Namespace) -> None:
@@ -379,6 +334,7 @@ def pack(args: argparse.Namespace) -> None:
     print(f"{len(entries)} entries written to {out}")
 
 
+RAY_HELP = "search on a Ray cluster: auto (the one started on this machine) or its address (the extra tabletop[ray])"
 MINIMAX_HELP = "take a move over the position's own choice by the searched positions one ply deeper (choice)"
 
 
@@ -408,7 +364,8 @@ def main(argv: list[str]) -> int:
     s.add_argument("--rings", type=lambda t: [int(x) for x in t.split(",")], default=None,
                    help="rings of Black's second stone, comma-separated (default: the rule's own, as matches use)")
     s.add_argument("--minimax", action="store_true", help=MINIMAX_HELP)
-    s.add_argument("--jobs", type=int, default=2)
+    s.add_argument("--jobs", type=int, default=2, help="local worker processes (not with --ray)")
+    s.add_argument("--ray", metavar="auto|ADDRESS", default=None, help=RAY_HELP)
     s.add_argument("--dir", required=True)
     k = sub.add_parser("pack", help="write the book from the analysed positions")
     k.add_argument("--rule", choices=("freestyle", "renju"), required=True)
@@ -423,7 +380,8 @@ def main(argv: list[str]) -> int:
     n.add_argument("--stones", type=_positive, default=14, help="how far into each lost game to look")
     n.add_argument("--replies", type=_positive, default=2,
                    help="after a learned move, the opponent's best answers the book follows with a move of its own")
-    n.add_argument("--jobs", type=int, default=2)
+    n.add_argument("--jobs", type=int, default=2, help="local worker processes (not with --ray)")
+    n.add_argument("--ray", metavar="auto|ADDRESS", default=None, help=RAY_HELP)
     n.add_argument("--dir", required=True)
     args = p.parse_args(argv)
     if args.command == "search" and args.balanced and args.rings:

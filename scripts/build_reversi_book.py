@@ -1,6 +1,6 @@
 """Build the Reversi opening book from the engine's own searches (resumable).
 
-    nice python scripts/build_reversi_book.py [--plies 12] [--depth 10] [--margin 3] [--positions 3000] [--jobs 2]
+    nice python scripts/build_reversi_book.py [--plies 12] [--depth 10] [--margin 3] [--positions 3000] [--jobs 2] [--ray auto|ADDRESS]
 
 Breadth first from the start, ply by ply: every book position gets all its moves
 searched (``--depth`` plies, the level-10 selectivity); its children that score within
@@ -10,16 +10,19 @@ Then negamax backs the searched values up the tree, and every expanded position 
 every searched child goes into ``src/tabletop/ai/reversi/book.npz`` (``--out``) as a
 64-bit key and an int8 value.
 
-Each expanded position is appended to ``--state`` (one JSON line) as soon as it is
-searched, so an interrupted build picks up where it stopped when rerun with the same
-options; delete the state file to start again (after the weights change, say).
+The searches run through the training runner (:class:`tabletop.train.books.ReversiBookSearch`)
+in ``--jobs`` local processes or on a Ray cluster (``--ray auto|ADDRESS``), each result a
+checked shard in the folder beside ``--state`` (``state.shards/``, named by the position and
+the search's settings).  Each expanded position is appended to ``--state`` (one JSON line)
+as soon as it is searched, so an interrupted build picks up where it stopped when rerun with
+the same options; delete the state file and its shards to start again (after the weights
+change, say).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -27,27 +30,10 @@ from pathlib import Path
 from tabletop.ai.reversi.book import BOOK_FILE, Book, canonical, children, position_key
 from tabletop.ai.reversi.eval import default_weights
 from tabletop.ai.reversi.levels import LEVELS
-from tabletop.ai.reversi.search import Searcher
+from tabletop.train.books import ReversiBookSearch
+from tabletop.train.runner import backend_from, run
 
 START = ((1 << 28) | (1 << 35), (1 << 27) | (1 << 36))  # black e4 d5, white d4 e5
-
-_searcher: Searcher | None = None
-_depth = 10
-_selectivity = 0.0
-
-
-def _init(depth: int, selectivity: float) -> None:
-    global _searcher, _depth, _selectivity
-    _searcher = Searcher(32.0)
-    _depth, _selectivity = depth, selectivity
-
-
-def _expand(position: tuple[int, int]) -> tuple[int, int, list[tuple[int, float]]]:
-    """(p, o, [(square, score for the mover)]) of one position, every move searched."""
-    assert _searcher is not None
-    p, o = position
-    result = _searcher.search(p, o, depth=_depth, all_moves=True, selectivity=_selectivity)
-    return p, o, [(s.square, float(s.score)) for s in result.scores]
 
 
 def _read_state(path: Path) -> dict[int, dict[str, object]]:
@@ -78,22 +64,27 @@ def build(args: argparse.Namespace) -> Book:
     started = time.perf_counter()
     frontier = [canonical(*START)]
     expanded = 0
-    with (
-        state_path.open("a") as state,
-        multiprocessing.get_context("spawn").Pool(args.jobs, _init, (args.depth, args.selectivity)) as pool,
-    ):
+    backend = backend_from(args.ray, args.jobs)
+    with state_path.open("a") as state:
         for ply in range(args.plies):
             frontier = frontier[: max(0, args.positions - expanded)]
             if not frontier:
                 break
             todo = [q for q in frontier if position_key(*q) not in done]
-            for i, (p, o, scores) in enumerate(pool.imap_unordered(_expand, todo, chunksize=1), 1):
-                row = {"p": p, "o": o, "ply": ply, "scores": scores}
+            searched = 0
+
+            def keep(index: int, payload: bytes, new: bool, ply: int = ply, todo: list[tuple[int, int]] = todo) -> None:
+                nonlocal searched
+                row = json.loads(payload) | {"ply": ply}
                 state.write(json.dumps(row) + "\n")
                 state.flush()
-                done[position_key(p, o)] = row
-                rate = i / max(1e-9, time.perf_counter() - started)
-                print(f"\rply {ply}: {i}/{len(todo)} searched ({rate:.2f}/s)", end="", file=sys.stderr)
+                done[position_key(int(row["p"]), int(row["o"]))] = row
+                searched += 1
+                rate = searched / max(1e-9, time.perf_counter() - started)
+                print(f"\rply {ply}: {searched}/{len(todo)} searched ({rate:.2f}/s)", end="", file=sys.stderr)
+
+            job = ReversiBookSearch(args.depth, args.selectivity, tuple(todo))
+            run(job, range(len(todo)), state_path.with_suffix(".shards"), backend, keep)
             expanded += len(frontier)
             # The next ply: children within the margin of their parent's best, the closest first.
             candidates: dict[int, tuple[float, tuple[int, int]]] = {}
@@ -147,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--selectivity", type=float, default=LEVELS[10].selectivity, help="MPC cut in sigmas (0: none)"
     )
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--jobs", type=int, default=2, help="local worker processes (default 2; not with --ray)")
+    ap.add_argument("--ray", metavar="auto|ADDRESS", default=None,
+                    help="search on a Ray cluster: auto (the one started on this machine) or its address")
     ap.add_argument(
         "--state", type=Path, default=Path("build/reversi-book/state.jsonl"), help="resumable progress"
     )
