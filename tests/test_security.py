@@ -160,14 +160,14 @@ def test_invite_secrets_and_seat_tokens_never_reach_the_server_log(tmp_path: Pat
     secrets: list[str] = []
     try:
         deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                assert process.poll() is None and time.monotonic() < deadline, log_path.read_text()
-                time.sleep(0.1)
-        with httpx.Client(base_url=base, timeout=10) as http:
+        with httpx.Client(base_url=base, timeout=10) as http:  # one client for the polls too (see test_server.Server)
+            while True:
+                try:
+                    if http.get("/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    assert process.poll() is None and time.monotonic() < deadline, log_path.read_text()
+                    time.sleep(0.1)
             created = http.post("/api/rooms", json={"game": "tictactoe"}).json()
             room, link = created["room"], created["invite"]
             invite = link.split("invite=")[1]

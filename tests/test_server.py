@@ -57,21 +57,23 @@ class Server:
             *(() if warm else ("--cold-workers",)),
         ]
         self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        # one client for the polls and the test: each httpx.get() builds a client and its TLS context
+        # (some 45 ms of processor time), dozens of times while a server starts on a busy machine
+        self.http = httpx.Client(base_url=self.url, timeout=10)
+        self.leftovers = 0
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 out = self.process.stdout.read().decode() if self.process.stdout else ""
                 raise RuntimeError(f"tabletop serve exited with {self.process.returncode}: {out[-2000:]}")
             try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                if self.http.get("/healthz", timeout=1).status_code == 200:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
         else:
             self.stop()
             raise RuntimeError("the server did not start")
-        self.http = httpx.Client(base_url=self.url, timeout=10)
-        self.leftovers = 0
 
     def ws(self, room: str) -> Socket:
         # close_timeout: websockets 13's client (the lower bound) holds its closing handshake behind an

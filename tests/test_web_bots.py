@@ -74,8 +74,9 @@ def test_a_correspondence_game_against_a_bot_is_on_the_start_page_and_the_bot_is
         # the bot's page offers a challenge; the bot (here the test, over the API) accepts it
         page.get_by_role("button", name="Challenge this bot").click()
         bearer = {"authorization": f"Bearer {token}"}
+        api = httpx.Client(base_url=base_url, timeout=30)  # one client for the polls (httpx.get() builds one each)
         for _ in range(100):
-            waiting = [c for c in httpx.get(f"{base_url}/api/challenges", headers=bearer).json()["challenges"]
+            waiting = [c for c in api.get("/api/challenges", headers=bearer).json()["challenges"]
                        if c["status"] == "open"]
             if waiting:
                 break
