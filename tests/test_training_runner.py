@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import secrets
 import signal
 import socket
 import subprocess
@@ -43,7 +44,8 @@ RAY = str(Path(sys.executable).with_name("ray"))
 @dataclass(frozen=True)
 class Noise:
     """Shard ``index``: a few hundred bytes drawn from (seed, index); each make leaves a line in
-    ``log`` (when given), so a test can count which shards were made."""
+    ``log`` (when given: the index and the worker's process id), so a test can count which shards
+    were made, and by how many processes."""
 
     seed: int
     log: str = ""
@@ -54,7 +56,7 @@ class Noise:
     def make(self, index: int) -> bytes:
         if self.log:
             with open(self.log, "a") as out:
-                out.write(f"{index}\n")
+                out.write(f"{index} {os.getpid()}\n")
         return random.Random(f"{self.seed}:{index}").randbytes(300 + index)
 
 
@@ -132,13 +134,14 @@ def test_a_stopped_run_resumes_without_making_its_finished_shards_again(tmp_path
         run(job, range(6), folder, LocalBackend(jobs=1), stop_after_two)
     finished = {p.name: p.stat().st_mtime_ns for p in folder.glob("*.shard")}
     assert len(finished) == 2
-    made_before = log.read_text().split()
-    report = run(job, range(6), folder, LocalBackend(jobs=2))
+    made_before = log.read_text().splitlines()
+    report = run(job, range(6), folder, LocalBackend(jobs=1))
     assert len(report.kept) == 2 and len(report.made) == 4
     for name, mtime in finished.items():
         assert (folder / name).stat().st_mtime_ns == mtime  # kept as they were, not written again
-    made_after = log.read_text().split()[len(made_before):]
-    assert sorted(int(i) for i in made_after) == sorted(report.made)
+    made_after = [line.split() for line in log.read_text().splitlines()[len(made_before):]]
+    assert sorted(int(index) for index, _ in made_after) == sorted(report.made)
+    assert len({pid for _, pid in made_after}) == 1  # one worker made them all: none was started again
     assert all(read_shard(folder / job.shard_name(i)) == job.make(i) for i in range(6))
 
 
@@ -188,7 +191,13 @@ def _wait_for_port(port: int, deadline: float, log: Path) -> None:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A head node and a worker node of Ray on this machine; the driver (this process) joined to it."""
+    """A head node and a worker node of Ray on this machine; the driver (this process) joined to it.
+
+    The cluster asks for a token of its own (Ray's token authentication, set in the environment the
+    nodes and this process share), so that it does not depend on a token file Ray may have left in
+    the home folder and no one else on the network can submit work to it."""
+    saved = {name: os.environ.get(name) for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")}
+    os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32))
     ray = pytest.importorskip("ray")  # in requirements.lock: missing only where the extra was left out
     temp = tmp_path_factory.mktemp("ray")
     port = _free_port()
@@ -209,6 +218,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             ray.shutdown()
         for node in reversed(nodes):
             _end_node(node)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def test_the_same_seed_gives_the_same_shards_on_local_processes_and_on_ray(cluster: str, tmp_path: Path) -> None:
@@ -226,38 +240,56 @@ def test_the_same_seed_gives_the_same_shards_on_local_processes_and_on_ray(clust
         assert len(load_shard(tmp_path / "ray" / name)["outcome"]) > 20
 
 
-def test_a_ray_worker_killed_mid_shard_loses_no_finished_shard_and_its_shard_is_made_again(
-    cluster: str, tmp_path: Path
-) -> None:
-    job = StallOne(folder=str(tmp_path), victim=3)
-    folder = tmp_path / "shards"
+def _run_killing_the_victim(job: StallOne, folder: Path, backend: Any) -> tuple[Any, int, dict[str, tuple[int, int]]]:
+    """Run ``job``'s shards 0-4, killing the worker of shard 3 with SIGKILL once shards 0-2 are
+    written; the run's report, the killed process id and shards 0-2's (inode, mtime) before the kill."""
     before: dict[str, tuple[int, int]] = {}
     victims: list[int] = []
+    marks = Path(job.folder)
 
     def kill_the_victim() -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            pids = list(tmp_path.glob("pid-3-*"))
+            pids = list(marks.glob("pid-3-*"))
             finished = [folder / job.shard_name(i) for i in range(3)]
             if pids and all(p.exists() for p in finished):
                 before.update({p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in finished})
                 victims.append(int(pids[0].name.rsplit("-", 1)[1]))
                 os.kill(victims[0], signal.SIGKILL)
-                (tmp_path / "go").touch()  # the shard's second try goes through
+                (marks / "go").touch()  # the shard's second try goes through
                 return
             time.sleep(0.05)
 
     killer = threading.Thread(target=kill_the_victim)
     killer.start()
     try:
-        report = run(job, range(5), folder, RayBackend(address=cluster, retries=3))
+        report = run(job, range(5), folder, backend)
     finally:
-        (tmp_path / "go").touch()
+        (marks / "go").touch()
         killer.join()
     assert victims, "the victim's worker never started"
+    return report, victims[0], before
+
+
+def _check_the_run_after_the_kill(job: StallOne, folder: Path, report: Any, victim: int,
+                                  before: dict[str, tuple[int, int]]) -> None:
     assert sorted(report.made) == [0, 1, 2, 3, 4]
-    tries = sorted(int(p.name.rsplit("-", 1)[1]) for p in tmp_path.glob("pid-3-*"))
-    assert len(tries) == 2 and victims[0] in tries  # made again by another worker process
+    tries = sorted(int(p.name.rsplit("-", 1)[1]) for p in Path(job.folder).glob("pid-3-*"))
+    assert len(tries) == 2 and victim in tries  # made again by another worker process
     after = {name: ((folder / name).stat().st_ino, (folder / name).stat().st_mtime_ns) for name in before}
     assert after == before  # the shards finished before the kill were not touched
-    assert read_shard(folder / job.shard_name(3)) == b"shard 3"
+    assert [read_shard(folder / job.shard_name(i)) for i in range(5)] == [f"shard {i}".encode() for i in range(5)]
+
+
+def test_a_local_worker_killed_mid_shard_loses_no_finished_shard_and_its_shard_is_made_again(tmp_path: Path) -> None:
+    job = StallOne(folder=str(tmp_path), victim=3)
+    report, victim, before = _run_killing_the_victim(job, tmp_path / "shards", LocalBackend(jobs=2))
+    _check_the_run_after_the_kill(job, tmp_path / "shards", report, victim, before)
+
+
+def test_a_ray_worker_killed_mid_shard_loses_no_finished_shard_and_its_shard_is_made_again(
+    cluster: str, tmp_path: Path
+) -> None:
+    job = StallOne(folder=str(tmp_path), victim=3)
+    report, victim, before = _run_killing_the_victim(job, tmp_path / "shards", RayBackend(address=cluster, retries=3))
+    _check_the_run_after_the_kill(job, tmp_path / "shards", report, victim, before)

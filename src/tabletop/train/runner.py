@@ -142,7 +142,8 @@ class LocalBackend:
         lost = 0
         while pending:
             try:
-                with contextlib.closing(self._pool(job, pending)) as shards:
+                # the pool walks a copy: ``pending`` shrinks as shards come back
+                with contextlib.closing(self._pool(job, list(pending))) as shards:
                     for index, payload in shards:
                         pending.remove(index)
                         yield index, payload
