@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from redis import Redis
 
 from test_server import Server, free_port, state
 
@@ -30,6 +29,8 @@ def redis_url() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
+        from redis import Redis  # here: every test worker imports this file (half a CPU-s), few start Redis
+
         client = Redis(port=port)
         deadline = time.monotonic() + 20
         while True:

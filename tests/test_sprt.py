@@ -8,7 +8,6 @@ import random
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 
 from tabletop.tournament import (
     PAIR_SCORES,
@@ -27,6 +26,8 @@ def independent_llr(counts: list[int], elo0: float, elo1: float) -> float:
     """The same generalised LLR found by a general constrained optimiser (SLSQP) instead of the
     one-dimensional equation for theta: the largest log-likelihood of the observed pentanomial
     frequencies under a distribution with mean score s, at s0 and at s1."""
+    from scipy.optimize import minimize  # here: every test worker imports this file, few call it (a CPU-s)
+
     regular = np.array([c if c else 1e-3 for c in counts], dtype=float)
     total = regular.sum()
     freq = regular / total
