@@ -52,9 +52,12 @@ typecheck: $(STAMP)
 
 ## most tests wait on servers, browsers and subprocesses rather than compute: four workers keep
 ## two cores busy. The kernels' own tests run in the bounds-checked pass below instead.
+## TABLETOP_TEST_WARM_UP=0: setup has just filled numba's cache; the suite's own warm-up (tests/conftest.py)
+## would only load every kernel once more (seconds of processor time)
 WORKERS ?= 4
 unit: setup
-	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile --durations=10 $(addprefix --ignore=,$(BOUNDS_TESTS))
+	TABLETOP_TEST_WARM_UP=0 $(BIN)/pytest -q -n $(WORKERS) --dist loadfile --durations=10 \
+	  $(addprefix --ignore=,$(BOUNDS_TESTS))
 
 ## the kernels' tests, run with numba's bounds checking on (an index past an array's end raises
 ## instead of writing over memory), every kernel compiled into a cache folder of its own first
@@ -63,7 +66,7 @@ BOUNDS_TESTS := tests/test_kernel_bounds.py tests/test_vcf.py tests/test_vct.py 
 BOUNDS_ENV := NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/build/numba-boundscheck TABLETOP_BOUNDSCHECK=1
 bounds: $(STAMP)
 	$(BOUNDS_ENV) $(BIN)/python -m tabletop.cli.warmup
-	$(BOUNDS_ENV) $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile $(BOUNDS_TESTS)
+	$(BOUNDS_ENV) TABLETOP_TEST_WARM_UP=0 $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile $(BOUNDS_TESTS)
 
 ## make test: install the packages and what the tests need, then the linters, the type check, the
 ## setup's kernel compile followed by the tests, and the bounds-checked pass side by side (each

@@ -28,7 +28,8 @@ def pytest_configure(config: pytest.Config) -> None:
     and every server pool process that first needs an engine compiles the same kernels at the
     same time (half a minute each on one core), which made browser tests that wait for the
     computer's first decision run out of time.  xdist's workers skip it: the main process did it.
-    ``TABLETOP_TEST_WARM_UP=0`` skips it for a run of tests that use no engine."""
+    ``TABLETOP_TEST_WARM_UP=0`` skips it for a run of tests that use no engine, or one that
+    ``python -m tabletop.cli.warmup`` has just prepared (``make test``'s two runs)."""
     if hasattr(config, "workerinput") or os.environ.get("TABLETOP_TEST_WARM_UP") == "0":
         return
     from tabletop.ai import Limit, analyse
