@@ -5,8 +5,9 @@ shards of ``--games`` self-play games at ``--depth`` / ``--exact`` (the data run
 default) into a temporary folder: on :class:`LocalBackend` with 1 and 2 worker processes, and on
 :class:`RayBackend` with a Ray cluster of 1 and 2 CPUs.  The Ray cluster is started in this process
 (``ray.init(num_cpus=N)``) before the clock starts, as a cluster is running before a real run.  Two
-rates a run: from the first shard's arrival to the last's (the positions after the first shard over
-that time: the rate a long run keeps, the figure compared), and over the whole run (the workers'
+rates a run: after as many shards as there are CPUs have come back (the positions of the later
+shards over the time from that shard's arrival to the last's: every worker has started by then, so
+this is the rate a long run keeps, the figure compared), and over the whole run (the workers'
 start included: a local run starts fresh interpreters that load the engine's compiled kernels inside
 the clock, where Ray has started its worker processes with the cluster, before it).  ``--ray ADDRESS`` measures an existing
 cluster instead (whatever its size) in each row of Ray.  Ray starts its worker processes at nice 15
@@ -44,8 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
 
-def _measure(job: Any, shards: int, backend: Any) -> dict[str, float]:
-    """One run of ``shards`` fresh shards: its seconds and positions, in all and after the first shard."""
+def _measure(job: Any, shards: int, backend: Any, cpus: int) -> dict[str, float]:
+    """One run of ``shards`` fresh shards: its seconds and positions, in all and after the first
+    ``cpus`` shards."""
     from tabletop.train.reversi import decode
     from tabletop.train.runner import run
 
@@ -59,7 +61,8 @@ def _measure(job: Any, shards: int, backend: Any) -> dict[str, float]:
         run(job, range(shards), Path(folder), backend, count)
         ended = time.perf_counter()
     positions = sum(n for _, n in arrivals)
-    steady = (positions - arrivals[0][1]) / max(1e-9, arrivals[-1][0] - arrivals[0][0])
+    first = arrivals[cpus - 1][0]
+    steady = sum(n for _, n in arrivals[cpus:]) / max(1e-9, arrivals[-1][0] - first)
     return {"seconds": ended - started, "positions": positions, "positions_per_second": steady,
             "with_start": positions / (ended - started)}
 
@@ -73,8 +76,10 @@ def run(args: argparse.Namespace) -> int:
         cpus = [int(c) for c in str(args.cpus).split(",")]
     except ValueError:
         raise UsageError(f"--cpus takes whole numbers separated by commas, not {args.cpus!r}") from None
-    if not cpus or min(cpus) < 1 or args.shards < 2 or args.games < 1 or args.repeat < 1:
-        raise UsageError("--cpus, --games and --repeat must be at least 1, --shards at least 2")
+    if not cpus or min(cpus) < 1 or args.games < 1 or args.repeat < 1:
+        raise UsageError("--cpus, --games and --repeat must be at least 1")
+    if args.shards < 2 * max(cpus):
+        raise UsageError(f"--shards must be at least twice the most CPUs ({2 * max(cpus)})")
     try:
         job = SelfPlay(GenConfig(seed=1, games=args.games, depth=args.depth, exact=args.exact))
     except ValueError as exc:
@@ -83,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     load = os.getloadavg()[0]
     for _ in range(args.repeat):
         for n in cpus:
-            runs.append({"backend": "local", "cpus": n} | _measure(job, args.shards, LocalBackend(jobs=n)))
+            runs.append({"backend": "local", "cpus": n} | _measure(job, args.shards, LocalBackend(jobs=n), n))
             if not args.no_ray:
                 runs.append({"backend": "ray", "cpus": n} | _ray_run(job, args.shards, n, args.ray))
     # the best of each figure's tries: the one least slowed by the machine's other work
@@ -127,7 +132,7 @@ def _ray_run(job: Any, shards: int, cpus: int, address: str | None) -> dict[str,
     else:
         ray.init(address=address, log_to_driver=False, logging_level="WARNING")
     try:
-        return _measure(job, shards, RayBackend())
+        return _measure(job, shards, RayBackend(), cpus)
     finally:
         ray.shutdown()
 
