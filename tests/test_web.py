@@ -84,13 +84,15 @@ def _wait_until_serving(
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def base_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The module's server.  A module that sets ``ENGINES = False`` (no computer player in its tests)
+    gets one whose worker processes load no engine unless asked: some 5 CPU-s less."""
     given = os.environ.get("TABLETOP_WEB_BASE_URL")
     if given:
         _wait_until_serving(given + "/", None)
         yield given.rstrip("/")
         return
-    yield from serve(tmp_path_factory)
+    yield from serve(tmp_path_factory, *(() if getattr(request.module, "ENGINES", True) else ("--cold-workers",)))
 
 
 def serve(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Iterator[str]:

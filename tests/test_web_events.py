@@ -23,6 +23,8 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     wait_moves,
 )
 
+ENGINES = False  # no computer player here: the server's workers load no engine (test_web.base_url)
+
 
 def _deliver(page: Page, version: int, move: str) -> None:
     """Hand the page's socket handler a move_played event, as if the server had sent it."""

@@ -26,6 +26,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
+ENGINES = False  # no computer player here: the server's workers load no engine (test_web.base_url)
 
 
 def message(page: Page) -> str:
