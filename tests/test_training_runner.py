@@ -152,6 +152,18 @@ def test_a_failing_shard_is_one_clear_error(tmp_path: Path) -> None:
         LocalBackend(jobs=0)
 
 
+def test_a_ray_address_with_nothing_there_is_one_clear_error(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))  # a port of ours that no one listens on
+        port = s.getsockname()[1]
+        with pytest.raises(RunnerError, match=f"no Ray cluster at 127.0.0.1:{port}"):
+            run(Noise(1), [0], tmp_path, RayBackend(address=f"127.0.0.1:{port}"))
+    with pytest.raises(RunnerError, match="host:port"):
+        run(Noise(1), [0], tmp_path, RayBackend(address="nonsense"))
+    assert not list(tmp_path.glob("*.shard"))
+
+
 # ------------------------------------------------------------------------------ a real Ray cluster
 def _free_port() -> int:
     with socket.socket() as s:

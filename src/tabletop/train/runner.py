@@ -28,6 +28,7 @@ import contextlib
 import hashlib
 import multiprocessing
 import os
+import socket
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -227,6 +228,8 @@ class RayBackend:
             self.close()
 
     def _connect(self, ray: Any) -> None:
+        if self.address != "auto" and "://" not in self.address:
+            _check_listening(self.address)  # Ray itself retries an address with nothing there for minutes
         if ray.is_initialized():
             return
         try:
@@ -234,7 +237,7 @@ class RayBackend:
         except ConnectionError as exc:
             where = "on this machine" if self.address == "auto" else f"at {self.address}"
             raise RunnerError(f"no Ray cluster {where} ({exc}); start one with `ray start --head` "
-                              "(see README: the Ray cluster)") from None
+                              "(README: Training at scale)") from None
         self._connected_here = True
 
     def close(self) -> None:
@@ -242,6 +245,18 @@ class RayBackend:
         if self._connected_here:
             _import_ray().shutdown()
             self._connected_here = False
+
+
+def _check_listening(address: str) -> None:
+    """:class:`RunnerError` unless something accepts connections at ``address`` (host:port)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise RunnerError(f"--ray takes auto or a cluster's address as host:port, not {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as exc:
+        raise RunnerError(f"no Ray cluster at {address} ({exc.strerror or exc}); start one with "
+                          "`ray start --head` (README: Training at scale)") from None
 
 
 def _import_ray() -> Any:
