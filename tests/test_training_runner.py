@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import secrets
 import signal
 import socket
 import subprocess
@@ -176,7 +175,7 @@ def _start_node(args: list[str], temp: Path, log: Path) -> subprocess.Popen[byte
         str(HERE), os.environ.get("PYTHONPATH", "")])))  # the workers import this module's jobs
     return subprocess.Popen(
         [RAY, "start", "--block", "--num-cpus", "1", "--object-store-memory", "100000000",
-         "--disable-usage-stats", *args],
+         "--disable-usage-stats", "--include-log-monitor=false", *args],
         env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True, cwd=temp,
     )
 
@@ -205,11 +204,13 @@ def _wait_for_port(port: int, deadline: float, log: Path) -> None:
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A head node and a worker node of Ray on this machine; the driver (this process) joined to it.
 
-    The cluster asks for a token of its own (Ray's token authentication, set in the environment the
-    nodes and this process share), so that it does not depend on a token file Ray may have left in
-    the home folder and no one else on the network can submit work to it."""
-    saved = {name: os.environ.get(name) for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")}
-    os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32))
+    Token authentication is off for this cluster, explicitly (``RAY_AUTH_MODE=disabled`` for the
+    nodes and this process): Ray 2.60 turns it on for a node that finds ``~/.ray/auth_token``, which a
+    cluster started by ``ray.init()`` leaves behind, while this process may have read its mode when
+    ``ray`` was first imported, before any setting of the fixture's; with the mode set on both sides
+    the test does not depend on that file nor on the order the tests run in."""
+    saved = os.environ.get("RAY_AUTH_MODE")
+    os.environ["RAY_AUTH_MODE"] = "disabled"
     ray = pytest.importorskip("ray")  # in requirements.lock: missing only where the extra was left out
     temp = tmp_path_factory.mktemp("ray")
     port = _free_port()
@@ -230,11 +231,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             ray.shutdown()
         for node in reversed(nodes):
             _end_node(node)
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        if saved is None:
+            os.environ.pop("RAY_AUTH_MODE", None)
+        else:
+            os.environ["RAY_AUTH_MODE"] = saved
 
 
 def test_the_same_seed_gives_the_same_shards_on_local_processes_and_on_ray(cluster: str, tmp_path: Path) -> None:
