@@ -243,7 +243,7 @@ def test_the_same_seed_gives_the_same_shards_on_local_processes_and_on_ray(clust
     from tabletop.train.reversi import SelfPlay, load_shard
 
     job = SelfPlay(GenConfig(seed=11, games=2, depth=1, exact=6, random_min=0, random_max=8, tt_mb=1.0))
-    local = run(job, range(3), tmp_path / "local", LocalBackend(jobs=2))
+    local = run(job, range(3), tmp_path / "local", LocalBackend(jobs=1))  # two workers: test_reversi_train
     ray = run(job, range(3), tmp_path / "ray", RayBackend(address=cluster))
     assert sorted(local.made) == sorted(ray.made) == [0, 1, 2]
     for index in range(3):
