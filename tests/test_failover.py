@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tabletop.server.store import SqlStore, StoredRoom
-from test_server import Server, Socket, state
+from test_server import Server, Socket, started_pair, state
 from test_server_postgres import postgres_url  # noqa: F401 - a fixture
 from test_server_scaleout import redis_url  # noqa: F401 - a fixture
 
@@ -102,8 +102,7 @@ def test_players_finish_their_game_on_the_other_process_after_kill_9(
     postgres_url: str,  # noqa: F811 - the fixture
     redis_url: str,  # noqa: F811 - the fixture
 ) -> None:
-    one = _serve(postgres_url, redis_url)
-    two = _serve(postgres_url, redis_url)
+    one, two = started_pair(lambda: _serve(postgres_url, redis_url))
     try:
         created = one.http.post("/api/rooms", json={"game": "gomoku"}).json()
         room = created["room"]
@@ -174,8 +173,7 @@ def test_two_processes_receiving_the_same_move_at_once_accept_it_exactly_once(
     postgres_url: str,  # noqa: F811 - the fixture
     redis_url: str,  # noqa: F811 - the fixture
 ) -> None:
-    one = _serve(postgres_url, redis_url)
-    two = _serve(postgres_url, redis_url)
+    one, two = started_pair(lambda: _serve(postgres_url, redis_url))
     try:
         created = one.http.post("/api/rooms", json={"game": "gomoku"}).json()
         room = created["room"]

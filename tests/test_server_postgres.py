@@ -28,7 +28,7 @@ import pytest
 import sqlalchemy as sa
 
 from tabletop.server.store import ActionRecord, RoomRecord, SeatRecord, SqlStore, StoreConflict
-from test_server import Server, free_port, state
+from test_server import Server, free_port, started_pair, state
 
 
 def _as_postgres(command: list[str]) -> list[str]:
@@ -221,7 +221,7 @@ def test_serve_on_postgresql_migrates_plays_and_keeps_acknowledged_moves_after_k
 
 
 def test_two_server_processes_on_postgresql_never_both_accept_move_n(postgres_url: str) -> None:
-    one, two = Server(postgres_url), Server(postgres_url)  # no Redis: neither follows the other
+    one, two = started_pair(lambda: Server(postgres_url))  # no Redis: neither follows the other
     try:
         created = one.http.post("/api/rooms", json={"game": "tictactoe", "mode": "local"}).json()
         room = created["room"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from test_server import Server, free_port, state
+from test_server import Server, free_port, started_pair, state
 
 
 @pytest.fixture
@@ -52,8 +52,7 @@ def test_two_server_processes_share_a_game_through_redis_and_the_database(
     tmp_path: Path, redis_url: str
 ) -> None:
     database = tmp_path / "shared.db"
-    one = Server(database, "--redis", redis_url)
-    two = Server(database, "--redis", redis_url)
+    one, two = started_pair(lambda: Server(database, "--redis", redis_url))
     try:
         created = one.http.post("/api/rooms", json={"game": "tictactoe"}).json()
         room = created["room"]
