@@ -208,8 +208,8 @@ def start_bot(server: Server, name: str, engine: str, folder: Path) -> tuple[sub
     assert http.post("/api/accounts", json={"name": name, "password": PASSWORD}).status_code == 201
     token = http.post("/api/account/bot").json()["token"]
     log = folder / f"{name}.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen([TABLETOP, "bot", "--server", server.url, "--token", token, "--engine", engine,
+    with log.open("wb") as out:  # --token=: a token may begin with "-", which argparse takes for an option
+        process = subprocess.Popen([TABLETOP, "bot", "--server", server.url, f"--token={token}", "--engine", engine,
                                     "--seconds", "0.2"], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     return process, log
 

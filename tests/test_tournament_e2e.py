@@ -45,8 +45,8 @@ def sign_up(server: Server, name: str) -> httpx.Client:
 def start_bot(server: Server, name: str, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
     """A bot account ``name`` played by our Gomocup engine through ``tabletop bot``; its process and token."""
     token = sign_up(server, name).post("/api/account/bot").json()["token"]
-    with (folder / f"{name}.log").open("wb") as out:
-        process = subprocess.Popen([TABLETOP, "bot", "--server", server.url, "--token", token, "--engine", ENGINE,
+    with (folder / f"{name}.log").open("wb") as out:  # --token=: a token may begin with "-" (argparse: an option)
+        process = subprocess.Popen([TABLETOP, "bot", "--server", server.url, f"--token={token}", "--engine", ENGINE,
                                     "--seconds", "0.05"], stdout=out, stderr=subprocess.STDOUT)
     return process, token
 
