@@ -13,10 +13,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gomoku_boards import random_board
+from gomoku_boards import board_with, random_board
 from gomoku_reference_search import Searcher as ReferenceSearcher
 from tabletop.ai.gomoku.book import line_board
-from tabletop.ai.gomoku.position import Position
+from tabletop.ai.gomoku.kernels import (
+    LINE,
+    MAXPLY,
+    SAVED,
+    TNODES,
+    VCF_DEPTH,
+    _vcf_check,
+    board_tuple,
+    initial_box,
+)
+from tabletop.ai.gomoku.position import Position, keys_array, signed
 from tabletop.ai.gomoku.search import WIN, Searcher
 from tabletop.games.mnk import gomoku
 
@@ -164,3 +174,48 @@ def test_each_completed_depth_is_reported_once_in_order() -> None:
     assert [depth for depth, _ in seen] == [2, 4, 6][:len(seen)]
     assert seen and seen[-1][0] == result.depth
     assert [nodes for _, nodes in seen] == sorted(nodes for _, nodes in seen)  # the running count, never less
+
+
+def test_a_taper_narrows_only_the_nodes_four_plies_or_more_from_the_root() -> None:
+    pos = Position.from_board(line_board("renju", FOURS_ON_BOARD.split()[:12]))
+    # two plies never reach the fourth (a forced block takes no depth, but a four then ends at the horizon)
+    shallow = Searcher(pos, width=12, pruning=True, extend_fours=False).search(max_depth=2)
+    tapered = Searcher(pos, width=12, pruning=True, extend_fours=False, taper=4).search(max_depth=2)
+    assert (shallow.nodes, shallow.score, shallow.best) == (tapered.nodes, tapered.score, tapered.best)
+    full = Searcher(pos, width=12, pruning=True, extend_fours=False).search(max_depth=6)
+    narrow = Searcher(pos, width=12, pruning=True, extend_fours=False, taper=4).search(max_depth=6)
+    assert (full.depth, narrow.depth) == (6, 6)
+    assert narrow.nodes < full.nodes * 0.9, (narrow.nodes, full.nodes)
+    assert pos.cells[narrow.best] == 0
+
+
+def test_a_vcf_check_that_found_nothing_is_answered_from_its_table_the_next_time() -> None:
+    """Black's closed three on row 7 has four points but no VCF; with a closed three on column 8
+    as well, the four at (8, 7) is a double four: a VCF, searched again at every check."""
+    closed_three = ([(5, 7), (6, 7), (7, 7)], [(4, 7), (0, 0), (14, 14)])
+    double_four = ([(5, 7), (6, 7), (7, 7), (8, 3), (8, 4), (8, 5)],
+                   [(4, 7), (8, 2), (0, 0), (14, 14), (0, 14), (14, 0)])
+    fail = np.zeros((3, 1 << 10), dtype=np.int64)
+    rows = MAXPLY + 2 * VCF_DEPTH + 8
+
+    def check(pos: Position, budget: int) -> tuple[int, int]:
+        size = pos.cells.shape[0]
+        ctl = np.zeros(4, dtype=np.int64)
+        k = _vcf_check(board_tuple(pos), initial_box(pos.near, pos.stride), keys_array(size), signed(pos.hash), 1,
+                       ctl, np.zeros(4, dtype=np.int64), float("inf"), np.zeros((rows, LINE), dtype=np.int32), 1,
+                       fail, np.zeros((rows, SAVED), dtype=np.int64), np.zeros((rows, size), dtype=np.int32),
+                       np.zeros((rows, size), dtype=np.int64), budget)
+        return k, int(ctl[TNODES])
+
+    none = Position.from_board(board_with(*closed_three))
+    k, ticks = check(none, 16)
+    assert k == 0 and ticks > 0
+    assert check(none, 16) == (0, 0)  # remembered: no threat node this time
+    win = Position.from_board(board_with(*double_four))
+    for _ in range(2):
+        k, ticks = check(win, 16)
+        assert k > 0 and ticks > 0  # a found line is searched again (its points are read)
+    # a check that ran out of its budget is remembered with its budget, not for a larger one
+    assert check(win, 0)[0] == 0
+    assert check(win, 0) == (0, 0)
+    assert check(win, 16)[0] > 0

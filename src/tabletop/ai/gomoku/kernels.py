@@ -62,9 +62,11 @@ LMR_AFTER = 3  # calm moves (see negamax) after the first three are reduced by o
 LMR_MORE_AFTER = 8  # ... and after the first eight by two
 VCF_THREATS = 6  # quiet moves a VCT attacker node tries for the VCF they may threaten
 
+TAPER_PLY = 4  # with a taper (opts), nodes this far from the root or farther consider fewer candidates
+
 # opts: the search's settings (candidate width, pruning on, threat nodes per VCF check, table age,
-# fours extended)
-_OPT_WIDTH, _OPT_PRUNE, _OPT_VCF, _OPT_AGE, _OPT_EXTEND = 0, 1, 2, 3, 4
+# fours extended, candidates fewer from TAPER_PLY on)
+_OPT_WIDTH, _OPT_PRUNE, _OPT_VCF, _OPT_AGE, _OPT_EXTEND, _OPT_TAPER = 0, 1, 2, 3, 4, 5
 
 _NONE, _OVERLINE, _DOUBLE_FOUR, _DOUBLE_THREE = 0, 1, 2, 3
 STACK = 128  # columns of the position's scratch rows (``B[12]``): a VCF's levels, at most STACK - 1
@@ -999,13 +1001,29 @@ def _vcf_check(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, color: int,
                vctl: np.ndarray, deadline: float, lines: np.ndarray, ply: int, fail: np.ndarray, saved: np.ndarray,
                mv: np.ndarray, ky: np.ndarray, budget: int) -> int:
     """``color``'s VCF here (``color`` moving next), within ``budget`` threat nodes: the
-    line's length in ``lines[ply]``, or 0 (none found, or the budget ran out)."""
+    line's length in ``lines[ply]``, or 0 (none found, or the budget ran out).
+
+    A check that found nothing is remembered in row 2 of ``fail`` (the search's table has three
+    rows; the VCF kernel uses the first two), keyed by the position, the colour and the
+    budget, so that the check of a position met again (a transposition) costs one look-up: on
+    the 20 + 20 middle games 17 % of the checks were repeats, and 81 % of all found nothing.
+    A found line is not kept (the caller reads its points) and is searched again."""
+    key = h ^ (color | (budget << 2))
+    slot = key & (fail.shape[1] - 1)
+    if fail[2, slot] == key:
+        return 0
     vctl[TNODES] = 0
     vctl[ABORTED] = 0
     vctl[MAX_NODES] = budget
     k = vcf_kernel(B, box, zkeys, h, color, VCF_DEPTH, vctl, deadline, lines, ply, fail, saved, mv, ky)
     ctl[TNODES] += vctl[TNODES]
-    return 0 if vctl[ABORTED] != 0 else k
+    if vctl[ABORTED] != 0:
+        if vctl[TNODES] <= budget:
+            return 0  # stopped by the deadline, not the budget: nothing to remember
+        k = 0
+    if k == 0:
+        fail[2, slot] = key
+    return k
 
 
 @kernel
@@ -1142,7 +1160,10 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
             return e_score
     # the moves worth trying (no depth used for the block of a lone five point)
     forced = opp_fives == 1
-    n, opp_vcf = _gen(B, box, zkeys, h, me, opts[_OPT_WIDTH], prune, depth, opp_five_point, opp_open_four, nblock,
+    width = opts[_OPT_WIDTH]
+    if ply >= TAPER_PLY:
+        width = max(1, width - opts[_OPT_TAPER])
+    n, opp_vcf = _gen(B, box, zkeys, h, me, width, prune, depth, opp_five_point, opp_open_four, nblock,
                       opp_fours, ctl, vctl, deadline, moves, sortkeys, saved, lines, vcf_fail, opts, ply)
     if n == 0:
         if not any_empty:
