@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -201,7 +203,7 @@ def _wait_for_port(port: int, deadline: float, log: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def cluster() -> Iterator[str]:
     """A head node and a worker node of Ray on this machine; the driver (this process) joined to it.
 
     Token authentication is off for this cluster, explicitly (``RAY_AUTH_MODE=disabled`` for the
@@ -212,7 +214,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     saved = os.environ.get("RAY_AUTH_MODE")
     os.environ["RAY_AUTH_MODE"] = "disabled"
     ray = pytest.importorskip("ray")  # in requirements.lock: missing only where the extra was left out
-    temp = tmp_path_factory.mktemp("ray")
+    # Ray's node sockets live under its temp folder, and a Unix socket's path has at most 107 bytes:
+    # pytest's folders (``/tmp/pytest-of-USER/pytest-NNN/popen-gwN/...``) are too deep for them
+    temp = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
     port = _free_port()
     address = f"127.0.0.1:{port}"
     nodes = [_start_node(["--head", "--port", str(port), "--include-dashboard=false", "--temp-dir",
@@ -231,6 +235,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             ray.shutdown()
         for node in reversed(nodes):
             _end_node(node)
+        shutil.rmtree(temp, ignore_errors=True)
         if saved is None:
             os.environ.pop("RAY_AUTH_MODE", None)
         else:
