@@ -418,6 +418,7 @@ def warm_up() -> None:
         Searcher(pos, max_nodes=200, tt_entries=16).search(max_depth=2)
         Searcher(pos, max_nodes=200, tt_entries=16, pruning=True).search(max_depth=4)
         pos.is_foul(1, pos.point(7, 8))
+        pos.five_points(1)  # the threat points a VCT defence reads (patterns.points_with)
         pos.undo()
         pos.candidates(4)
 
