@@ -193,7 +193,9 @@ class Searcher:
                 # last iteration's choice (searched first): its score is a bound, not comparable
                 if scores and (result.depth == 0 or best_line[0] != result.best):
                     result.best, result.score, result.pv = best_line[0], alpha, best_line
-                    rest = [(m, s) for m, s in result.root_scores if m != best_line[0]]
+                    # the other moves keep the last iteration's order; their shallower scores are
+                    # capped at the new choice's, which the deeper search put above them all
+                    rest = [(m, min(s, alpha)) for m, s in result.root_scores if m != best_line[0]]
                     result.root_scores = [(best_line[0], alpha), *rest]
                 break
             scores.sort(key=lambda t: -t[1])
