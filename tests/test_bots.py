@@ -12,6 +12,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -323,3 +324,34 @@ def test_tabletop_bot_names_a_bad_engine_or_server_in_one_line(capsys: pytest.Ca
     assert 'error: --engine must be nboard:"COMMAND" or gomocup:"COMMAND"' in capsys.readouterr().err
     assert main(["bot", "--server", "localhost:8000", "--token", "t", "--engine", "nboard:x"]) == 2
     assert "--server must start with http://" in capsys.readouterr().err
+
+
+def test_tabletop_bot_takes_a_token_beginning_with_a_dash_or_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tabletop.cli.bot as bot_cli
+    from tabletop.cli import main
+
+    given: list[str] = []
+
+    class Recorder:
+        def __init__(self, server: str, token: str, *rest: object, **options: object) -> None:
+            given.append(token)
+            self.stopping = threading.Event()
+
+        def run(self) -> int:
+            return 0
+
+    monkeypatch.setattr(bot_cli, "Bot", Recorder)
+    monkeypatch.delenv(bot_cli.TOKEN_VARIABLE, raising=False)
+    server = ["--server", "http://127.0.0.1:1"]
+    engine = ["--engine", "gomocup:x"]
+    assert main(["bot", *server, "--token", "-Xq_9", *engine]) == 0
+    assert main(["bot", "--token", "--dash", *server, *engine]) == 0
+    assert main(["bot", *server, *engine]) == 2
+    assert "token is missing: give --token TOKEN or set TABLETOP_BOT_TOKEN" in capsys.readouterr().err
+    monkeypatch.setenv(bot_cli.TOKEN_VARIABLE, "-from-env")
+    assert main(["bot", *server, *engine]) == 0
+    assert given == ["-Xq_9", "--dash", "-from-env"]
+    with pytest.raises(SystemExit):  # a missing value is still argparse's error, not the next option
+        main(["bot", *server, "--token", "--engine", "gomocup:x"])

@@ -18,6 +18,9 @@ from tabletop.errors import UsageError
 __all__ = ["CliError", "main"]
 
 COMMANDS = ("serve", "play", "match", "perft", "solve", "engine", "convert", "bench", "train", "db", "bot")
+# options whose value is an opaque secret that may begin with "-" (a URL-safe token), which argparse
+# would otherwise read as an option of its own: "--token -x" is passed on as "--token=-x"
+OPAQUE_VALUES = {"bot": ("--token",)}
 
 
 class CliError(UsageError):
@@ -25,6 +28,11 @@ class CliError(UsageError):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    return _build()[0]
+
+
+def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``tabletop`` parser and its sub-commands' parsers by name."""
     parser = argparse.ArgumentParser(
         prog="tabletop",
         description="Reversi/Othello, Gomoku/Renju and Tic-tac-toe: play, analyse, convert, serve.",
@@ -41,12 +49,33 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # command not built yet
             raise
         module.register(sub)
-    return parser
+    return parser, sub.choices
+
+
+def _join_opaque_values(argv: Sequence[str], commands: dict[str, argparse.ArgumentParser]) -> list[str]:
+    """``argv`` with each opaque option of its sub-command joined to its value (``--token=VALUE``),
+    unless that value is another option of the command's own parser."""
+    args = list(argv)
+    options = OPAQUE_VALUES.get(args[0], ()) if args else ()
+    if not options or args[0] not in commands:
+        return args
+    # argparse lists a parser's options only in its actions
+    known = {text for action in commands[args[0]]._actions for text in action.option_strings}
+    joined: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] in options and i + 1 < len(args) and args[i + 1] not in known:
+            joined.append(f"{args[i]}={args[i + 1]}")
+            i += 2
+        else:
+            joined.append(args[i])
+            i += 1
+    return joined
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser, commands = _build()
+    args = parser.parse_args(_join_opaque_values(sys.argv[1:] if argv is None else argv, commands))
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -40,12 +41,15 @@ IDLE_ENGINES = 2  # engines of finished games kept running for the next ones
 ENGINE_BACK_WAIT = 3.0  # seconds a new game waits for the engine of a game that has just ended
 WARM_UP_SECONDS = 30.0  # the most an engine may take to load and answer its first, empty, position
 WARM_UP_GAMES = {"nboard": "reversi", "gomocup": "gomoku"}  # the usual game of each kind of engine
+TOKEN_VARIABLE = "TABLETOP_BOT_TOKEN"
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("bot", help="connect an NBoard or Gomocup engine to a server as a bot account")
     p.add_argument("--server", required=True, help="the server's address, like http://localhost:8000")
-    p.add_argument("--token", required=True, help="the bot's API token (POST /api/account/bot answers it)")
+    p.add_argument("--token", default=None,
+                   help="the bot's API token (POST /api/account/bot answers it); by default the environment's "
+                        f"{TOKEN_VARIABLE}, which other users of the machine cannot read in the process list")
     p.add_argument("--engine", required=True,
                    help='nboard:"COMMAND" (Reversi 8x8) or gomocup:"COMMAND" (Gomoku), like '
                         "nboard:\"tabletop engine nboard --level 3\"")
@@ -363,7 +367,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--seconds must be 0.01..3600, not {args.seconds:g}")
     if args.games is not None and args.games < 1:
         raise CliError(f"--games must be at least 1, not {args.games}")
-    bot = Bot(args.server, args.token, args.engine, args.seconds, args.games,
+    token = args.token if args.token is not None else os.environ.get(TOKEN_VARIABLE, "")
+    if not token.strip():
+        raise CliError(f"the bot's token is missing: give --token TOKEN or set {TOKEN_VARIABLE}")
+    bot = Bot(args.server, token, args.engine, args.seconds, args.games,
               out=lambda text: print(text, flush=True))
     try:
         return bot.run()
