@@ -224,7 +224,8 @@ class Match:
         return self._result or self.board.outcome()
 
     def is_over(self) -> bool:
-        return self.outcome() is not None
+        # asked several times a move (by turn, actor, the server's room): one call less than outcome()
+        return self._result is not None or self.board.outcome() is not None
 
     @property
     def actor(self) -> Color | None:

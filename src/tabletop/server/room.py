@@ -92,6 +92,7 @@ class Room:
         """The room as stored: ``stored.actions`` are replayed (none for a new room; ``new``: one
         this process is creating, so nothing of it is in the store yet)."""
         self.hub = hub
+        self.id: str = stored.room.id
         self.lock = asyncio.Lock()
         self.seats = Seats(stored.seats, now=hub.now())  # nobody is connected yet
         self.computer = ComputerTurn()
@@ -106,10 +107,6 @@ class Room:
         self.players_read = False
         self._restore(stored)
 
-    @property
-    def id(self) -> str:
-        return self.record.id
-
     # -- building ---------------------------------------------------------------------------------
     def _restore(self, stored: StoredRoom) -> None:
         """(Re)build the Match from the stored record and actions; the room's
@@ -118,6 +115,8 @@ class Room:
             self.seats.swap()  # the clients' tokens back to the stored rows' colours: the replay swaps again
         self.seats = Seats(stored.seats, self.seats)
         self.record: RoomRecord = stored.room
+        # a room whose seats are all people never schedules a search (an opening swap keeps the kinds)
+        self.has_computer = any(kind != "human" for kind in stored.room.seats.values())
         self.time = RoomTime(self.hub.now)  # the server's wall clock (a test's own in tests)
         resume = self.hub.clock.enter("match")  # CPU by part (--profile)
         try:
@@ -240,8 +239,10 @@ class Room:
 
     def event_frame(self, event: Event) -> dict[str, Any]:
         data = event.to_dict()
-        data.update(self.extra.get(event.version, {}))
-        return frame("event", version=event.version, event=data)
+        extra = self.extra.get(event.version)
+        if extra is not None:
+            data.update(extra)
+        return {"type": "event", "version": event.version, "event": data}  # as frame("event", ...) makes it, in one step
 
     # -- connections ----------------------------------------------------------------------------------
     async def greet(self, client: Client, tokens: list[str], since: int | None) -> list[str]:
@@ -488,8 +489,10 @@ class Room:
     def after_change(self) -> None:
         """Re-arm the flag timer and let a computer seat think, for the room as it is now."""
         m = self.match
-        self.flag.arm(m.clock, not m.is_over() and not self.closed, self._flag_time)
-        self.computer.schedule(self)
+        if m.clock is not None:  # without a clock no timer was ever armed
+            self.flag.arm(m.clock, not m.is_over() and not self.closed, self._flag_time)
+        if self.has_computer:
+            self.computer.schedule(self)
 
     def _flag_time(self) -> None:
         """The flag timer's call: the side to move may have run out of time."""

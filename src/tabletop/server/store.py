@@ -668,6 +668,9 @@ class _ProcessWriter:
         self._channel: Any = None
         self._replies: deque[asyncio.Future[tuple[list[Outcome], int]]] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
+        # the loop watches the writer's end of the pipe from its first batch until it stops: no
+        # epoll registration and removal a batch (an answer, or the end of the pipe, wakes it)
+        self._watched = False
         self._start()
 
     def _start(self) -> None:
@@ -696,6 +699,7 @@ class _ProcessWriter:
         return None if self._process is None else int(self._process.pid)
 
     def _stop(self) -> None:
+        self._unwatch()
         if self._channel is not None:
             self._channel.close()
         if self._process is not None:
@@ -713,8 +717,9 @@ class _ProcessWriter:
             self._stop()
             self._start()  # a writer that died between batches
         self._replies.append(reply)
-        if len(self._replies) == 1:
+        if not self._watched:
             loop.add_reader(self._channel.fileno(), self._readable)
+            self._watched = True
         try:
             self._channel.send_bytes(pickle.dumps(works, pickle.HIGHEST_PROTOCOL))
         except (OSError, ValueError) as exc:
@@ -735,16 +740,21 @@ class _ProcessWriter:
         except (EOFError, OSError) as exc:
             self._fail(f"the store's writer process ended ({exc or 'no reply'})")
             return
+        if not self._replies:
+            self._fail("the store's writer process answered a batch it was not sent")
+            return
         reply = self._replies.popleft()
-        if not self._replies and self._loop is not None:
-            self._loop.remove_reader(self._channel.fileno())
         if not reply.done():
             reply.set_result(message)
 
-    def _fail(self, why: str) -> None:
-        if self._channel is not None and self._loop is not None:
+    def _unwatch(self) -> None:
+        if self._watched and self._channel is not None and self._loop is not None:
             with contextlib.suppress(Exception):
                 self._loop.remove_reader(self._channel.fileno())
+        self._watched = False
+
+    def _fail(self, why: str) -> None:
+        self._unwatch()
         replies, self._replies = self._replies, deque()
         self._stop()
         for reply in replies:
