@@ -10,20 +10,28 @@ PORT ?= 8000
 
 .PHONY: setup run test lint typecheck unit test-bytecode bounds system-deps bench screenshots clean
 
+## Python's bytecode is written by the processes that import a module, the first time: the environment may
+## set PYTHONDONTWRITEBYTECODE, and then every process compiles numba's, the server's and our sources anew
+## (seconds before an engine's first answer). Compiling every installed module at install instead
+## (`uv pip install --compile-bytecode`, 10,600 files, Ray's 2,579 among them) costs 45 CPU-s, where the
+## 2,700 modules a test run imports cost 13.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check uv==0.13.9
-	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -r requirements.lock
+	$(BIN)/uv pip install -q --python $(BIN)/python -r requirements.lock
 	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-## Python's bytecode is written here once (the environment may set PYTHONDONTWRITEBYTECODE, and then
-## every process compiles numba's and our sources anew: seconds before an engine's first answer);
-## numba's compiled kernels are cached beside the sources: compiling every engine's here keeps that
-## (and the ~90 MB LLVM holds on to after compiling) out of the first game, engine run and test
+## our sources' bytecode, and that of what the engines and the server import, is written here (a server or an
+## engine started outside make then finds it); numba's compiled kernels are cached beside the sources:
+## compiling every engine's here keeps that (and the ~90 MB LLVM holds on to after compiling) out of the
+## first game, engine run and test
 setup: $(STAMP)
 	$(BIN)/python -m compileall -q -j 0 src >/dev/null
+	$(BIN)/python -c "import tabletop.cli.serve, tabletop.server.app, uvicorn.main"
 	$(BIN)/python -m tabletop.cli.warmup
 
 ## make run: set up, then start the server with the web app on the embedded defaults
@@ -59,13 +67,13 @@ unit: test-bytecode
 	TABLETOP_TEST_WARM_UP=0 $(BIN)/pytest -q -n $(WORKERS) --dist loadfile --durations=10 \
 	  $(addprefix --ignore=,$(BOUNDS_TESTS))
 
-## pytest rewrites the asserts of each test file it imports, and writes the result beside it unless the
-## environment sets PYTHONDONTWRITEBYTECODE; every test process reads it though. One collection that may write
-## it spares each test worker rewriting every file: 19 CPU-s once against some 10 a worker. After setup: the
+## pytest rewrites the asserts of each test file it imports, and writes the result beside it (make's commands
+## may write bytecode, see above); every test process reads it. One collection before the test run writes it,
+## sparing each test worker rewriting every file: 19 CPU-s once against some 10 a worker. After setup: the
 ## collection imports the Reversi kernel, whose three typed kernels compile on import when not in the cache.
 ## Its errors are the test run's to report (a file that does not import fails there, in full)
 test-bytecode: setup
-	-PYTHONDONTWRITEBYTECODE= TABLETOP_TEST_WARM_UP=0 $(BIN)/pytest -q -p no:cacheprovider --collect-only tests >/dev/null
+	-TABLETOP_TEST_WARM_UP=0 $(BIN)/pytest -q -p no:cacheprovider --collect-only tests >/dev/null
 
 ## the kernels' tests, run with numba's bounds checking on (an index past an array's end raises
 ## instead of writing over memory), every kernel compiled into a cache folder of its own first
