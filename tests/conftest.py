@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -38,6 +39,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
     warm_up()
     analyse(new_board("reversi"), Limit(seconds=0.05))
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """One Playwright driver and chromium for the process's browser tests (``test_web.SharedChromium``),
+    started by the first file that asks for it and stopped at the end of the run."""
+    from test_web import SharedChromium
+
+    shared = SharedChromium()
+    try:
+        yield shared
+    finally:
+        shared.stop()
 
 
 @pytest.fixture

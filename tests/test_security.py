@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -92,36 +93,31 @@ def test_the_page_has_no_inline_script_or_style_the_policy_would_block() -> None
 
 @pytest.mark.browser
 @pytest.mark.timeout(300)
-def test_the_web_app_plays_a_game_under_its_policy_without_a_violation(server: Server) -> None:
-    from playwright.sync_api import sync_playwright
+def test_the_web_app_plays_a_game_under_its_policy_without_a_violation(server: Server, chromium: Any) -> None:
+    from test_web import play, start_game, wait_turn_or_end
 
-    from test_web import CHROMIUM, CHROMIUM_ARGS, play, start_game, wait_turn_or_end
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.set_default_timeout(45_000)
-            # the browser reports every blocked script, style, image or connection as this event
-            page.add_init_script(
-                "window.__violations = [];"
-                "document.addEventListener('securitypolicyviolation',"
-                " (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));"
-            )
-            console: list[str] = []
-            page.on("console", lambda m: console.append(m.text))
-            start_game(page, server.url, "tictactoe", "computer", level="1")
-            plies = 0
-            while not (state := wait_turn_or_end(page))["outcome"]:
-                play(page, state["legal"][0])
-                plies += 1
-                assert plies <= 5
-            assert page.locator("#board svg").count() == 1  # drawn by the page's own module
-            violations = page.evaluate("() => window.__violations")
-            assert violations == [], violations
-            assert not [m for m in console if "Content Security Policy" in m], console
-        finally:
-            browser.close()
+    # the test process's chromium (conftest.py), which closes the page's context when it is given back
+    with chromium.lend() as browser:
+        page = browser.new_page()
+        page.set_default_timeout(45_000)
+        # the browser reports every blocked script, style, image or connection as this event
+        page.add_init_script(
+            "window.__violations = [];"
+            "document.addEventListener('securitypolicyviolation',"
+            " (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));"
+        )
+        console: list[str] = []
+        page.on("console", lambda m: console.append(m.text))
+        start_game(page, server.url, "tictactoe", "computer", level="1")
+        plies = 0
+        while not (state := wait_turn_or_end(page))["outcome"]:
+            play(page, state["legal"][0])
+            plies += 1
+            assert plies <= 5
+        assert page.locator("#board svg").count() == 1  # drawn by the page's own module
+        violations = page.evaluate("() => window.__violations")
+        assert violations == [], violations
+        assert not [m for m in console if "Content Security Policy" in m], console
 
 
 def test_redaction_hides_query_secrets_and_keeps_the_rest() -> None:

@@ -12,6 +12,8 @@ server that is already running instead of starting one.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import re
 import shutil
@@ -129,14 +131,63 @@ def serve(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Iterator[s
             process.wait()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+class SharedChromium:
+    """One Playwright driver and one chromium for all the browser tests of a test process (the
+    ``chromium`` fixture of conftest.py): starting them costs some 1.9 CPU-s, once a browser test file
+    before.  Each file borrows the browser (``lend``) and gets a fresh context for each of its tests.
+
+    Playwright's sync API marks its event loop as the thread's running one between its calls (the loop
+    runs in a greenlet of its own), and then ``asyncio.run()`` refuses to start: the mark is taken
+    off while no file borrows the browser, so that the other tests of the process can use asyncio, and
+    put back when one does."""
+
+    def __init__(self) -> None:
+        self._manager: Any = None
+        self._playwright: Any = None
+        self._browser: Browser | None = None
+        self._lent = 0
+
+    @contextlib.contextmanager
+    def lend(self) -> Iterator[Browser]:
+        """The browser, started (or started again, if it died) when needed; the contexts a borrower
+        left open are closed when the last borrower gives the browser back."""
+        if self._manager is None:
+            self._manager = sync_playwright()
+            self._playwright = self._manager.start()
+        elif not self._lent:
+            asyncio._set_running_loop(self._manager._loop)
+        self._lent += 1
         try:
-            yield launched
+            if self._browser is None or not self._browser.is_connected():
+                self._browser = self._playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield self._browser
         finally:
-            launched.close()
+            self._lent -= 1
+            if not self._lent:
+                try:
+                    if self._browser is not None and self._browser.is_connected():
+                        for left in self._browser.contexts:
+                            left.close()
+                finally:
+                    asyncio._set_running_loop(None)
+
+    def stop(self) -> None:
+        if self._manager is None:
+            return
+        asyncio._set_running_loop(self._manager._loop)
+        try:
+            if self._browser is not None and self._browser.is_connected():
+                self._browser.close()
+        finally:
+            self._manager.__exit__()
+            asyncio._set_running_loop(None)
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: SharedChromium) -> Iterator[Browser]:
+    """The test process's chromium (conftest.py's ``chromium``), lent to this file."""
+    with chromium.lend() as launched:
+        yield launched
 
 
 class PageErrors:
