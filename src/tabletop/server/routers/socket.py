@@ -85,6 +85,8 @@ def texts(items: list[Outgoing], batch: bool) -> list[str]:
             frames.append(encode_frame(item))
     if not batch or len(frames) == 1:
         return frames
+    if len(frames) <= BATCH_FRAMES:  # the usual case: one batch frame
+        return ['{"type":"batch","frames":[' + ",".join(frames) + "]}"]
     out = []
     for i in range(0, len(frames), BATCH_FRAMES):
         part = frames[i : i + BATCH_FRAMES]
@@ -163,7 +165,8 @@ class Connection:
                         await self._handle(text)
                     finally:
                         self._answering = False
-                    await self._write_own()
+                    if self.outbox:
+                        await self._write_own()
             clock.enter("loop")
         except WebSocketDisconnect:
             pass
