@@ -1,11 +1,11 @@
 """Level 10's search to a fixed depth on the stored middle games: nodes, threat nodes, processor seconds, moves.
 
 Run: ``nice .venv/bin/python benchmarks/gomoku_depth_cost.py [--depth 8] [--rule freestyle,renju] [--taper N]
-[--out FILE]``.  Each position of ``tabletop bench gomoku --speed`` (20 freestyle, 20 renju from our own
+[--taper2 N] [--out FILE]``.  Each position of ``tabletop bench gomoku --speed`` (20 freestyle, 20 renju from our own
 games) is searched with level 10's search settings (pruning, width, four rule) to ``--depth`` on a fresh
 table; the totals are printed per rule, and ``--out`` writes each position's best move, score and depth
 (JSON), so that two versions of the engine (``PYTHONPATH`` to another tree) can be compared move by move.
-``--taper`` overrides level 10's (leave it out for a tree whose Searcher has no taper).  It only measures.
+``--taper`` and ``--taper2`` override level 10's (leave them out for a tree whose Searcher has none).  It only measures.
 """
 
 from __future__ import annotations
@@ -26,11 +26,14 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=8, help="the depth each search completes (default 8)")
     parser.add_argument("--rule", default="freestyle,renju", help="rules, comma-separated (default both)")
     parser.add_argument("--taper", type=int, default=None, help="candidates fewer from the fourth ply on")
+    parser.add_argument("--taper2", type=int, default=None, help="candidates fewer still from the fifth ply on")
     parser.add_argument("--out", help="write each position's (move, score, depth) to this JSON file")
     args = parser.parse_args()
     E.warm_up()
     settings = LEVELS[10]
     extra: dict[str, Any] = {} if args.taper is None else {"taper": args.taper}
+    if args.taper2 is not None:
+        extra["taper2"] = args.taper2
     rules = args.rule.split(",")
     results: dict[str, list[tuple[int, int, int]]] = {}
     for rule, lines in load_positions().items():

@@ -189,6 +189,18 @@ def test_a_taper_narrows_only_the_nodes_four_plies_or_more_from_the_root() -> No
     assert pos.cells[narrow.best] == 0
 
 
+def test_a_second_taper_narrows_only_the_nodes_five_plies_or_more_from_the_root() -> None:
+    pos = Position.from_board(line_board("freestyle", FOURS_ON_BOARD.split()[:12]))
+    one = Searcher(pos, width=12, pruning=True, extend_fours=False, taper=4).search(max_depth=2)
+    two = Searcher(pos, width=12, pruning=True, extend_fours=False, taper=4, taper2=2).search(max_depth=2)
+    assert (one.nodes, one.score, one.best) == (two.nodes, two.score, two.best)
+    one = Searcher(pos, width=12, pruning=True, extend_fours=False, taper=4).search(max_depth=6)
+    two = Searcher(pos, width=12, pruning=True, extend_fours=False, taper=4, taper2=2).search(max_depth=6)
+    assert (one.depth, two.depth) == (6, 6)
+    assert two.nodes < one.nodes * 0.95, (two.nodes, one.nodes)
+    assert pos.cells[two.best] == 0
+
+
 def test_a_vcf_check_that_found_nothing_is_answered_from_its_table_the_next_time() -> None:
     """Black's closed three on row 7 has four points but no VCF; with a closed three on column 8
     as well, the four at (8, 7) is a double four: a VCF, searched again at every check."""

@@ -146,7 +146,8 @@ def ours(board: BaseBoard, seconds: float) -> Side:
         side.reached[result.depth] = 1000 * (time.perf_counter() - started)
 
     searcher = Searcher(pos, deadline=started + seconds, width=settings.width, tt_entries=engine_module.TT_ENTRIES,
-                        pruning=True, extend_fours=settings.extend_fours, taper=settings.taper, on_depth=completed)
+                        pruning=True, extend_fours=settings.extend_fours, taper=settings.taper,
+                        taper2=settings.taper2, on_depth=completed)
     result = searcher.search()
     side.milliseconds = 1000 * (time.perf_counter() - started)
     side.cpu_seconds = time.process_time() - cpu

@@ -50,6 +50,8 @@ class EngineSettings:
     # the search's nodes four plies or more from the root consider this many candidates fewer (see
     # :mod:`.search`; level 10: 4, a sequential test against 08574f7 at 0.5 s in renju accepted H1)
     taper: int = 0
+    # and those five plies or more from it this many fewer still (see :mod:`.search`)
+    taper2: int = 0
     book: bool = False  # play the opening book's move where it has one (:mod:`.book`)
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
     random_only: bool = False  # a random point within two of a stone, nothing more (the beginner)
@@ -341,7 +343,8 @@ class GomokuEngine:
         search_deadline = started + max(0.0, deadline - started - TURN_OVERHEAD) * (
             1.0 if st.safety_nodes == 0 else SEARCH_SHARE_VCT if safety_vct else SEARCH_SHARE)
         searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES,
-                            pruning=True, keep_table=True, extend_fours=st.extend_fours, taper=st.taper)
+                            pruning=True, keep_table=True, extend_fours=st.extend_fours, taper=st.taper,
+                            taper2=st.taper2)
         result = searcher.search(max_depth=max_depth)
         nodes += result.nodes
         scores = result.root_scores or [(result.best, result.score)]

@@ -63,10 +63,11 @@ LMR_MORE_AFTER = 8  # ... and after the first eight by two
 VCF_THREATS = 6  # quiet moves a VCT attacker node tries for the VCF they may threaten
 
 TAPER_PLY = 4  # with a taper (opts), nodes this far from the root or farther consider fewer candidates
+TAPER2_PLY = 5  # with a second taper (opts), nodes this far or farther consider fewer still
 
 # opts: the search's settings (candidate width, pruning on, threat nodes per VCF check, table age,
-# fours extended, candidates fewer from TAPER_PLY on)
-_OPT_WIDTH, _OPT_PRUNE, _OPT_VCF, _OPT_AGE, _OPT_EXTEND, _OPT_TAPER = 0, 1, 2, 3, 4, 5
+# fours extended, candidates fewer from TAPER_PLY on, fewer still from TAPER2_PLY on)
+_OPT_WIDTH, _OPT_PRUNE, _OPT_VCF, _OPT_AGE, _OPT_EXTEND, _OPT_TAPER, _OPT_TAPER2 = 0, 1, 2, 3, 4, 5, 6
 
 _NONE, _OVERLINE, _DOUBLE_FOUR, _DOUBLE_THREE = 0, 1, 2, 3
 STACK = 128  # columns of the position's scratch rows (``B[12]``): a VCF's levels, at most STACK - 1
@@ -1163,6 +1164,8 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
     width = opts[_OPT_WIDTH]
     if ply >= TAPER_PLY:
         width = max(1, width - opts[_OPT_TAPER])
+    if ply >= TAPER2_PLY:
+        width = max(1, width - opts[_OPT_TAPER2])
     n, opp_vcf = _gen(B, box, zkeys, h, me, width, prune, depth, opp_five_point, opp_open_four, nblock,
                       opp_fours, ctl, vctl, deadline, moves, sortkeys, saved, lines, vcf_fail, opts, ply)
     if n == 0:
