@@ -31,8 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     return _build()[0]
 
 
-def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The ``tabletop`` parser and its sub-commands' parsers by name."""
+def _build(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``tabletop`` parser and its sub-commands' parsers by name: every command's, or only the
+    command ``only``'s, so that running one command imports no other's module (an engine's answer to
+    its first line waits on that start-up)."""
     parser = argparse.ArgumentParser(
         prog="tabletop",
         description="Reversi/Othello, Gomoku/Renju and Tic-tac-toe: play, analyse, convert, serve.",
@@ -41,14 +43,8 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
 
     parser.add_argument("--version", action="version", version=f"tabletop {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"tabletop.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"tabletop.cli.{name}":
-                continue  # command not built yet
-            raise
-        module.register(sub)
+    for name in COMMANDS if only is None else (only,):
+        importlib.import_module(f"tabletop.cli.{name}").register(sub)
     return parser, sub.choices
 
 
@@ -74,8 +70,9 @@ def _join_opaque_values(argv: Sequence[str], commands: dict[str, argparse.Argume
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, commands = _build()
-    args = parser.parse_args(_join_opaque_values(sys.argv[1:] if argv is None else argv, commands))
+    argv = sys.argv[1:] if argv is None else argv
+    parser, commands = _build(argv[0] if argv and argv[0] in COMMANDS else None)
+    args = parser.parse_args(_join_opaque_values(argv, commands))
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2
