@@ -242,7 +242,7 @@ class Room:
         extra = self.extra.get(event.version)
         if extra is not None:
             data.update(extra)
-        return {"type": "event", "version": event.version, "event": data}  # as frame("event", ...) makes it, in one step
+        return frame("event", version=event.version, event=data)
 
     # -- connections ----------------------------------------------------------------------------------
     async def greet(self, client: Client, tokens: list[str], since: int | None) -> list[str]:

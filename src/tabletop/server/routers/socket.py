@@ -85,8 +85,6 @@ def texts(items: list[Outgoing], batch: bool) -> list[str]:
             frames.append(encode_frame(item))
     if not batch or len(frames) == 1:
         return frames
-    if len(frames) <= BATCH_FRAMES:  # the usual case: one batch frame
-        return ['{"type":"batch","frames":[' + ",".join(frames) + "]}"]
     out = []
     for i in range(0, len(frames), BATCH_FRAMES):
         part = frames[i : i + BATCH_FRAMES]
