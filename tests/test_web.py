@@ -460,10 +460,15 @@ def test_reversi_full_game_against_the_computer_counts_the_discs(page: Page, bas
 def test_gomoku_full_game_against_the_computer_highlights_the_winning_five(page: Page, base_url: str) -> None:
     start_game(page, base_url, "gomoku", "computer", size="15", rule="freestyle", level="1")
     assert labels(page)["h8"] == "h8, empty"
-    expect(square(page, "a1")).to_be_visible()  # the board drawn (a redraw replaces its points)
-    box = square(page, "a1").bounding_box()
-    top = square(page, "a15").bounding_box()
-    assert box is not None and top is not None and box["y"] > top["y"], "a1 is the bottom-left point"
+    # a1 is the bottom-left point; both boxes are read in one step in the page, since a
+    # redraw replaces the board's points and a point read between two steps can be gone
+    page.wait_for_function(
+        """() => {
+            const box = name => document.querySelector(`#board g.sq[data-move="${name}"]`)?.getBoundingClientRect();
+            const low = box("a1"), top = box("a15"), right = box("o1");
+            return !!(low && top && right && low.height > 0 && low.y > top.y && right.x > low.x);
+        }"""
+    )
     for _ in range(120):
         state = wait_turn_or_end(page)
         if state["outcome"]:
