@@ -106,9 +106,14 @@ def phone(browser: Browser, page_errors: PageErrors) -> Iterator[Page]:
 
 
 def point_box(page: Page, name: str) -> dict[str, float]:
-    box = square(page, name).bounding_box()
-    assert box is not None, name
-    return box
+    # a redraw replaces the board's points, and a point replaced between finding it and
+    # measuring it has no box: measure again, a redraw taking a few milliseconds
+    for _ in range(50):
+        box = square(page, name).bounding_box()
+        if box is not None:
+            return box
+        page.wait_for_timeout(20)
+    raise AssertionError(f"{name} has no box on the page")
 
 
 def tap(page: Page, name: str) -> None:
