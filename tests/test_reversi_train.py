@@ -101,6 +101,7 @@ def test_a_corrupt_shard_is_named(tmp_path: Path) -> None:
     (["gen", "--random-min", "30", "--random-max", "10"], "random plies"),
     (["gen", "--positions", "0"], "--positions"),
     (["fit", "--holdout", "0.9"], "--holdout"),
+    (["fit", "--phases", "7"], "--phases"),
 ])
 def test_bad_arguments_get_one_line(tmp_path: Path, argv: list[str], message: str) -> None:
     extra = ["--out", str(tmp_path / "w.npz")] if argv[0] == "fit" else []
@@ -162,3 +163,5 @@ def test_the_fit_writes_a_table_of_the_pattern_layout_and_prints_each_phase(tmp_
     train_rms = [float(row.split()[4]) for row in rows]
     assert all(r >= 0 for r in train_rms)
     assert "distinct" in lines[0]
+    overall = [line for line in lines if line.startswith("held out, every phase")]
+    assert len(overall) == 1 and re.search(r"rms \d+\.\d\d discs, today's table \d+\.\d\d", overall[0])

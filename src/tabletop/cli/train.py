@@ -44,6 +44,8 @@ def register(sub: Any) -> None:
     fit.add_argument("--holdout", type=float, default=0.05, help="share of the games held out for validation")
     fit.add_argument("--label", choices=("outcome", "score", "mix"), default="mix",
                      help="what the fit predicts: the game's outcome, the search score, or their mean")
+    fit.add_argument("--phases", type=int, default=12,
+                     help="game phases of the table, each its own weights (a divisor of 60: 12 is 5 empties a phase)")
     fit.set_defaults(func=_fit)
     parser.set_defaults(func=lambda args: _usage(parser))
 
@@ -106,7 +108,8 @@ def _fit(args: argparse.Namespace) -> int:
     from tabletop.train.reversi import fit_directory
 
     try:
-        config = FitConfig(ridge=args.ridge, iterations=args.iterations, holdout=args.holdout, label=args.label)
+        config = FitConfig(ridge=args.ridge, iterations=args.iterations, holdout=args.holdout, label=args.label,
+                           phases=args.phases)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     fit_directory(args.dir, args.out, config, print)  # a bad shard: ShardError, one line

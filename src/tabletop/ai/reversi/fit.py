@@ -52,7 +52,7 @@ class FitConfig:
         if self.label not in ("outcome", "score", "mix"):
             raise ValueError(f"--label must be outcome, score or mix, not {self.label!r}")
         if not 1 <= self.phases <= 60 or 60 % self.phases:
-            raise ValueError(f"phases must divide 60, not {self.phases}")
+            raise ValueError(f"--phases must divide 60, not {self.phases}")
 
 
 @dataclass
@@ -272,6 +272,12 @@ def fit_dataset(data: Dataset, out: Path, config: FitConfig, say: Callable[[str]
         hi = 60 - k * width
         say(f"{k:>5} {hi - width + 1:>3}-{hi:<4} {int(train.sum()):>9,} {int(check.sum()):>9,} "
             f"{_rms(err_train):>10.2f} {_rms(err_check):>13.2f} {_rms(err_today):>15.2f}")
+    # the whole held-out set, each position by the table of its own phase
+    err_all = np.empty(int(held.sum()))
+    for k in range(config.phases):
+        rows = held & (phase_of == k)
+        err_all[phase_of[held] == k] = _predict(table[k], index[rows], scalars[rows], n_pattern) - target[rows]
+    say(f"held out, every phase: rms {_rms(err_all):.2f} discs, today's table {_rms(today[held] - target[held]):.2f}")
     save_table(table * kernel.SCALE, names, out)
     say(f"wrote {out} ({config.phases} phases x {n_pattern + N_SCALARS:,} weights)")
     return table
