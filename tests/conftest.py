@@ -31,6 +31,9 @@ def pytest_configure(config: pytest.Config) -> None:
     computer's first decision run out of time.  xdist's workers skip it: the main process did it.
     ``TABLETOP_TEST_WARM_UP=0`` skips it for a run of tests that use no engine, or one that
     ``python -m tabletop.cli.warmup`` has just prepared (``make test``'s two runs)."""
+    config.addinivalue_line(
+        "markers", "own_context: a browser test whose page gets a context of its own (test_web.py's page fixture)"
+    )
     if hasattr(config, "workerinput") or os.environ.get("TABLETOP_TEST_WARM_UP") == "0":
         return
     from tabletop.ai import Limit, analyse

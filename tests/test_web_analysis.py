@@ -26,6 +26,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     browser,
     context,
     doc_shot,
+    kept_page,
     page,
     page_errors,
     play,
@@ -86,6 +87,7 @@ def marks_agree_with_the_graph(page: Page, analysis: dict[str, Any]) -> None:
         assert fall == pytest.approx(m["loss"] * pixels_per_disc, abs=0.15), m
 
 
+@pytest.mark.own_context  # a request listener of its own
 def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
     page: Page, base_url: str, browser: Browser, page_errors: PageErrors
 ) -> None:

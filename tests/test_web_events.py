@@ -14,6 +14,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     base_url,
     browser,
     context,
+    kept_page,
     labels,
     page,
     page_errors,

@@ -26,6 +26,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     browser,
     context,
     doc_shot,
+    kept_page,
     page,
     page_errors,
     play,
@@ -191,6 +192,7 @@ def tones(page: Page) -> int:
     return value
 
 
+@pytest.mark.own_context  # an init script counts the tones
 def test_moves_sound_and_the_mute_toggle_is_kept_after_a_reload(page: Page, base_url: str) -> None:
     page.add_init_script(COUNT_TONES)
     start_game(page, base_url, "tictactoe", "friend")

@@ -25,6 +25,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     PageErrors,
     browser,
     context,
+    kept_page,
     page,
     page_errors,
     play,

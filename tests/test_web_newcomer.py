@@ -24,6 +24,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     base_url,
     browser,
     context,
+    kept_page,
     labels,
     page,
     page_errors,
@@ -410,6 +411,7 @@ def test_new_game_remembers_the_last_settings(page: Page, base_url: str) -> None
     expect(page.locator("select[name=as]")).to_have_value("white")
 
 
+@pytest.mark.own_context  # a dialog listener of its own
 def test_resigning_against_the_computer_asks_first(page: Page, base_url: str) -> None:
     start_game(page, base_url, "tictactoe", "computer", level="1")
     play(page, "b2")

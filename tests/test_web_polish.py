@@ -23,6 +23,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     base_url,
     browser,
     context,
+    kept_page,
     page,
     page_errors,
     shot,

@@ -19,6 +19,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     base_url,
     browser,
     context,
+    kept_page,
     labels,
     page,
     page_errors,
@@ -199,6 +200,7 @@ def test_the_page_replays_a_game_exactly_as_the_rules_library_plays_it(page: Pag
         assert drawn["positions"] == texts, (game, options, moves)
 
 
+@pytest.mark.own_context  # a console listener and an init script
 def test_the_page_keeps_to_its_content_security_policy(page: Page, base_url: str) -> None:
     """The server allows only the page's own scripts and styles: no inline code or style."""
     refused: list[str] = []
