@@ -183,7 +183,19 @@ COUNT_TONES = """
 window.__tones = 0;
 const start = OscillatorNode.prototype.start;
 OscillatorNode.prototype.start = function (...args) { window.__tones += 1; return start.apply(this, args); };
+window.__audio = [];  // the states each of the page's audio contexts went through
+const Native = window.AudioContext;
+window.AudioContext = class extends Native {
+  constructor(...args) {
+    super(...args);
+    const states = [this.state];
+    window.__audio.push(states);
+    this.addEventListener("statechange", () => states.push(this.state));
+  }
+};
 """
+# the page's last audio context has gone to sleep (suspended) after a sound
+ASLEEP = "() => window.__audio.length > 0 && window.__audio.at(-1).at(-1) === 'suspended'"
 
 
 def tones(page: Page) -> int:
@@ -217,9 +229,13 @@ def test_moves_sound_and_the_mute_toggle_is_kept_after_a_reload(page: Page, base
     play(page, "b1")
     page.wait_for_function(f"() => window.__tones > {after_toggle}")
     after_move = tones(page)
+    # between two sounds the audio sleeps (a running context keeps the audio device busy), and wakes for the next
+    page.wait_for_function(ASLEEP)
     play(page, "c1")  # X's a3-b2-c1: the end of the game has its own three tones after the move's
     expect(page.locator("#result-dialog")).to_be_visible()
     page.wait_for_function(f"() => window.__tones >= {after_move} + 4")
+    page.wait_for_function(ASLEEP)
+    assert page.evaluate("() => window.__audio.at(-1).slice(-4)") == ["running", "suspended", "running", "suspended"]
 
 
 def test_the_import_panel_at_phone_width(page: Page, base_url: str) -> None:

@@ -16,6 +16,9 @@ const TONES = {
 };
 
 let audio = null;
+// a running audio context keeps the audio device and its rendering thread busy, sound or not
+// (on a phone, its battery): it is suspended once a sound has ended and resumed for the next
+let sleep = null;
 
 export function isMuted() {
   try {
@@ -79,6 +82,9 @@ export function playSound(kind) {
       tone.start(now + at);
       tone.stop(now + at + length + 0.02);
     }
+    const ends = Math.max(...tones.map(([, at, length]) => at + length));
+    clearTimeout(sleep);
+    sleep = setTimeout(() => audio.suspend(), (ends + 0.5) * 1000);
   } catch {
     // no audio device: the game goes on in silence
   }
