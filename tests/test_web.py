@@ -233,7 +233,7 @@ class KeptPage:
     HTTP cache stay.  Ten loads of the start page, each in a new context and page, cost chromium and the
     server 25.7 CPU-s; in a kept page reset as below, 14.1; when the reset also goes to about:blank, 25.5
     (leaving the origin costs a new renderer).  Between two tests the page is left as a new context's
-    would be, but for its history and that cache: on the server's /healthz, with no cookie, storage,
+    would be, but for its history and that cache: on the server's /healthz, with no cookie, storage, name,
     permission, route, viewport, emulated media or timeout that the test set.  After a test that
     failed, or a reset that fails, the context is closed and the next test gets a new one."""
 
@@ -261,7 +261,7 @@ class KeptPage:
             # sessionStorage belongs to the page, not to the context, so it is cleared from a document of the
             # origin; the test's page unloads first, so what it stores on leaving is cleared too
             page.goto(self._base_url + "/healthz")
-            page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); window.name = ''; }")
             context.clear_cookies()
             context.clear_permissions()
             context.set_offline(False)
@@ -1310,3 +1310,32 @@ def test_a_listed_room_shows_in_the_lobby_and_join_takes_the_free_seat(
         expect(page.locator("#status")).to_contain_text("waiting for your opponent")
     finally:
         ctx.close()
+
+
+# ------------------------------------------------------------------ the kept page
+_PROBE_JS = """() => [localStorage.getItem('kept-page-probe'), sessionStorage.getItem('kept-page-probe'),
+  document.cookie.includes('kept_page_probe'), window.name, innerWidth, matchMedia('(prefers-color-scheme: dark)').matches]"""
+
+
+def test_the_kept_page_goes_to_the_next_test_as_a_new_context_would_show_it(kept_page: KeptPage, base_url: str) -> None:
+    page = kept_page.take()
+    try:
+        page.goto(base_url + "/")
+        page.evaluate(
+            "() => { localStorage.setItem('kept-page-probe', '1'); sessionStorage.setItem('kept-page-probe', '1');"
+            " document.cookie = 'kept_page_probe=1; path=/'; window.name = 'kept-page-probe'; }"
+        )
+        page.set_viewport_size({"width": 375, "height": 700})
+        page.emulate_media(color_scheme="dark")
+        assert page.evaluate(_PROBE_JS) == ["1", "1", True, "kept-page-probe", 375, True]
+        kept_page.give_back(clean=True)
+        again = kept_page.take()
+        assert again is page, "the next test gets the same page"
+        again.goto(base_url + "/")
+        assert again.evaluate(_PROBE_JS) == [None, None, False, "", VIEWPORT["width"], False]
+        # after a test that failed, the next one gets a new context
+        kept_page.give_back(clean=False)
+        assert kept_page.take() is not page
+    except BaseException:
+        kept_page.close()
+        raise
