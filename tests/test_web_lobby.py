@@ -27,6 +27,8 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     base_url,
     browser,
     doc_shot,
+    kept_page,
+    page,
     page_errors,
     play,
     result_dialog,
@@ -38,15 +40,17 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
 
 PASSWORD = "correct horse battery"
+DESKTOP = {"width": 1280, "height": 800}
 
 
 # ------------------------------------------------------------------ helpers
 @pytest.fixture
 def contexts(browser: Browser) -> Iterator[list[BrowserContext]]:
-    """Three players' browsers (three cookie jars) at 1280x800."""
+    """Three players' browsers (three cookie jars) at 1280x800 (a test with one player takes the kept ``page``
+    at that size)."""
     made = []
     for _ in range(3):
-        ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+        ctx = browser.new_context(viewport=DESKTOP)
         ctx.set_default_timeout(STEP_TIMEOUT_MS)
         made.append(ctx)
     try:
@@ -145,22 +149,22 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
     assert room_id(alice) == game
     expect(seek_row(watcher, alice_name)).to_have_count(0)
     expect(watcher.locator("#no-seeks")).to_be_visible()
-    for page in (alice, bob):
-        wait_ready(page)
+    for player in (alice, bob):
+        wait_ready(player)
     assert page_seat(alice) == ["black"] and page_seat(bob) == ["white"]
     # the players bar names both, linking to their pages, with their provisional ratings in the pool
-    for page in (alice, bob):
+    for player in (alice, bob):
         for color, name in (("black", alice_name), ("white", bob_name)):
-            expect(page.locator(f"#player-{color} .name")).to_have_text(name)
-            expect(page.locator(f"#player-{color} .kind")).to_have_text(re.compile(r"^1500\? · "))
-            assert page.locator(f"#player-{color} .name a").get_attribute("href") == f"/@/{name}"
+            expect(player.locator(f"#player-{color} .name")).to_have_text(name)
+            expect(player.locator(f"#player-{color} .kind")).to_have_text(re.compile(r"^1500\? · "))
+            assert player.locator(f"#player-{color} .name a").get_attribute("href") == f"/@/{name}"
 
     # a Tic-tac-toe played to the end by clicks: Black (alice) makes a column
-    for page, move in ((alice, "a1"), (bob, "b1"), (alice, "a2"), (bob, "b2"), (alice, "a3")):
-        page.wait_for_function(
+    for player, move in ((alice, "a1"), (bob, "b1"), (alice, "a2"), (bob, "b2"), (alice, "a3")):
+        player.wait_for_function(
             "() => { const r = window.tabletop.room; return r && r.turn && window.tabletop.seat.tokens[r.turn]"
             " && !window.tabletop.awaitingTurn; }")
-        play(page, move)
+        play(player, move)
     result_dialog(alice)
     result_dialog(bob)
     assert room(alice)["outcome"]["winner"] == "black" and room(bob)["outcome"]["winner"] == "black"
@@ -171,12 +175,12 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
     expected = {alice_name: new_alice, bob_name: new_bob}
     gain, loss = round(new_alice.rating) - 1500, 1500 - round(new_bob.rating)
     assert gain > 0 and loss > 0
-    for page in (alice, bob):
-        changes = page.locator("#result-ratings")
+    for player in (alice, bob):
+        changes = player.locator("#result-ratings")
         expect(changes).to_contain_text(f"{alice_name} 1500? → {new_alice.display()} (+{gain})")
         expect(changes).to_contain_text(f"{bob_name} 1500? → {new_bob.display()} (−{loss})")
-        expect(page.locator("#player-black .kind")).to_have_text(re.compile(rf"^1500\? \+{gain} · "))
-        expect(page.locator("#player-white .kind")).to_have_text(re.compile(rf"^1500\? −{loss} · "))
+        expect(player.locator("#player-black .kind")).to_have_text(re.compile(rf"^1500\? \+{gain} · "))
+        expect(player.locator("#player-white .kind")).to_have_text(re.compile(rf"^1500\? −{loss} · "))
     doc_shot(alice, "rated-game-end")
     bob.set_viewport_size({"width": 375, "height": 812})
     doc_shot(bob, "rated-game-end-phone")
@@ -219,16 +223,16 @@ def test_play_now_pairs_two_waiting_players_in_the_same_pool(
     carol, dave, _ = (page_errors.watch(ctx.new_page()) for ctx in contexts)
     sign_up(carol, base_url, carol_name)
     sign_up(dave, base_url, dave_name)
-    for page in (carol, dave):
-        choose_seek(page, "tictactoe", "180+2")
+    for player in (carol, dave):
+        choose_seek(player, "tictactoe", "180+2")
     carol.get_by_role("button", name="Play now").click()
     expect(carol.locator("#seek-status")).to_contain_text("Looking for a player")
     expect(seek_row(dave, carol_name)).to_have_count(1)  # her quick-pairing seek waits in the lobby
     dave.get_by_role("button", name="Play now").click()
     game = room_id(dave)
     assert room_id(carol) == game
-    for page in (carol, dave):
-        wait_ready(page)
+    for player in (carol, dave):
+        wait_ready(player)
     assert sorted(page_seat(carol) + page_seat(dave)) == ["black", "white"]
 
 
@@ -259,9 +263,8 @@ def test_play_now_offers_the_computer_after_the_chosen_wait(
     expect(seek_row(watcher, erin_name)).to_have_count(0)  # her seek was cancelled
 
 
-def test_a_leaderboard_and_an_unknown_player_page(contexts: list[BrowserContext], base_url: str,
-                                                  page_errors: PageErrors) -> None:
-    page = page_errors.watch(contexts[0].new_page())
+def test_a_leaderboard_and_an_unknown_player_page(page: Page, base_url: str) -> None:
+    page.set_viewport_size(DESKTOP)
     page.goto(base_url + "/lobby")
     page.locator("#leaderboard-pool").select_option("reversi-8-blitz")
     page.get_by_role("link", name="Show").click()
@@ -273,11 +276,9 @@ def test_a_leaderboard_and_an_unknown_player_page(contexts: list[BrowserContext]
     expect(page.locator("#missing-text")).to_contain_text("nobody_here")
 
 
-def test_sign_out_and_a_wrong_password_then_sign_in_again(
-    contexts: list[BrowserContext], base_url: str, page_errors: PageErrors
-) -> None:
+def test_sign_out_and_a_wrong_password_then_sign_in_again(page: Page, base_url: str) -> None:
     name = unique("frank")
-    page = page_errors.watch(contexts[0].new_page())
+    page.set_viewport_size(DESKTOP)
     sign_up(page, base_url, name)
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_role("button", name="Sign in")).to_be_visible()
@@ -339,9 +340,7 @@ def play_over_sockets(base_url: str, room: str, tokens: dict[str, str], moves: l
             pass
 
 
-def test_a_pools_leaderboard_lists_players_with_ten_rated_games_by_rating(
-    contexts: list[BrowserContext], base_url: str, page_errors: PageErrors
-) -> None:
+def test_a_pools_leaderboard_lists_players_with_ten_rated_games_by_rating(page: Page, base_url: str) -> None:
     winner, loser = ApiPlayer(base_url, unique("grace")), ApiPlayer(base_url, unique("heidi"))
     clock = {"initial": 60, "increment": 0}
     expected = (DEFAULT, DEFAULT)
@@ -352,7 +351,7 @@ def test_a_pools_leaderboard_lists_players_with_ten_rated_games_by_rating(
         play_over_sockets(base_url, taken["room"], {taken["seat"]: taken["token"], mine["seat"]: mine["token"]},
                           ["a1", "b1", "a2", "b2", "a3"])
         expected = rate_game(*expected, 1.0)
-    page = page_errors.watch(contexts[0].new_page())
+    page.set_viewport_size(DESKTOP)
     page.goto(f"{base_url}/leaderboard/tictactoe-bullet")
     rows = page.locator("#leaderboard tbody tr")
     expect(rows).to_have_count(2)  # the players of the other tests have fewer than 10 games here
