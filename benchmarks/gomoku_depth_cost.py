@@ -1,11 +1,12 @@
 """Level 10's search to a fixed depth on the stored middle games: nodes, threat nodes, processor seconds, moves.
 
 Run: ``nice .venv/bin/python benchmarks/gomoku_depth_cost.py [--depth 8] [--rule freestyle,renju] [--taper N]
-[--taper2 N] [--out FILE]``.  Each position of ``tabletop bench gomoku --speed`` (20 freestyle, 20 renju from our own
+[--taper2 N] [--killers] [--vcf-nodes N] [--out FILE]``.  Each position of ``tabletop bench gomoku --speed`` (20 freestyle, 20 renju from our own
 games) is searched with level 10's search settings (pruning, width, four rule) to ``--depth`` on a fresh
 table; the totals are printed per rule, and ``--out`` writes each position's best move, score and depth
 (JSON), so that two versions of the engine (``PYTHONPATH`` to another tree) can be compared move by move.
-``--taper`` and ``--taper2`` override level 10's (leave them out for a tree whose Searcher has none).  It only measures.
+``--taper``, ``--taper2``, ``--killers`` and ``--vcf-nodes`` override level 10's (leave them out for a tree whose
+Searcher has none).  It only measures.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def main() -> int:
     parser.add_argument("--rule", default="freestyle,renju", help="rules, comma-separated (default both)")
     parser.add_argument("--taper", type=int, default=None, help="candidates fewer from the fourth ply on")
     parser.add_argument("--taper2", type=int, default=None, help="candidates fewer still from the fifth ply on")
+    parser.add_argument("--killers", action="store_true", help="try each ply's last cut-off moves early")
+    parser.add_argument("--vcf-nodes", type=int, default=None, help="threat nodes of each VCF check in the search")
     parser.add_argument("--out", help="write each position's (move, score, depth) to this JSON file")
     args = parser.parse_args()
     E.warm_up()
@@ -34,6 +37,10 @@ def main() -> int:
     extra: dict[str, Any] = {} if args.taper is None else {"taper": args.taper}
     if args.taper2 is not None:
         extra["taper2"] = args.taper2
+    if args.killers:
+        extra["killers"] = True
+    if args.vcf_nodes is not None:
+        extra["vcf_nodes"] = args.vcf_nodes
     rules = args.rule.split(",")
     results: dict[str, list[tuple[int, int, int]]] = {}
     for rule, lines in load_positions().items():

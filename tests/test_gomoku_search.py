@@ -201,6 +201,20 @@ def test_a_second_taper_narrows_only_the_nodes_five_plies_or_more_from_the_root(
     assert pos.cells[two.best] == 0
 
 
+def test_killer_moves_reorder_only_the_pruning_search_and_keep_its_win() -> None:
+    pos = Position.from_board(line_board("freestyle", FOURS_ON_BOARD.split()[:12]))
+    # the plain search (the reference's) ignores them
+    plain = Searcher(pos, width=12).search(max_depth=4)
+    asked = Searcher(pos, width=12, killers=True).search(max_depth=4)
+    assert (plain.nodes, plain.score, plain.best) == (asked.nodes, asked.score, asked.best)
+    without = Searcher(pos, width=12, pruning=True, extend_fours=False, taper=4).search(max_depth=6)
+    killers = Searcher(pos, width=12, pruning=True, extend_fours=False, taper=4, killers=True).search(max_depth=6)
+    assert killers.depth == 6 and killers.nodes != without.nodes, (killers.nodes, without.nodes)
+    assert pos.cells[killers.best] == 0
+    won = Searcher(open_three_to_move(), width=8, pruning=True, killers=True).search(max_depth=4)
+    assert won.score >= WIN - 100
+
+
 def test_a_vcf_check_that_found_nothing_is_answered_from_its_table_the_next_time() -> None:
     """Black's closed three on row 7 has four points but no VCF; with a closed three on column 8
     as well, the four at (8, 7) is a double four: a VCF, searched again at every check."""

@@ -22,7 +22,7 @@ from tabletop.ai.base import Analysis, Limit, MoveScore
 from tabletop.ai.gomoku import patterns as P
 from tabletop.ai.gomoku.book import book_move, preload
 from tabletop.ai.gomoku.position import Position
-from tabletop.ai.gomoku.search import WIN, Searcher
+from tabletop.ai.gomoku.search import VCF_NODES, WIN, Searcher
 from tabletop.ai.gomoku.threats import ThreatSolver
 from tabletop.games.core import BaseBoard, IllegalMoveError, Move
 
@@ -52,6 +52,8 @@ class EngineSettings:
     taper: int = 0
     # and those five plies or more from it this many fewer still (see :mod:`.search`)
     taper2: int = 0
+    killers: bool = False  # the search tries each ply's last cut-off moves early (see :mod:`.search`)
+    search_vcf: int = VCF_NODES  # threat nodes of each VCF check inside the search (see :mod:`.search`)
     book: bool = False  # play the opening book's move where it has one (:mod:`.book`)
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
     random_only: bool = False  # a random point within two of a stone, nothing more (the beginner)
@@ -344,7 +346,7 @@ class GomokuEngine:
             1.0 if st.safety_nodes == 0 else SEARCH_SHARE_VCT if safety_vct else SEARCH_SHARE)
         searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES,
                             pruning=True, keep_table=True, extend_fours=st.extend_fours, taper=st.taper,
-                            taper2=st.taper2)
+                            taper2=st.taper2, killers=st.killers, vcf_nodes=st.search_vcf)
         result = searcher.search(max_depth=max_depth)
         nodes += result.nodes
         scores = result.root_scores or [(result.best, result.score)]

@@ -66,8 +66,9 @@ TAPER_PLY = 4  # with a taper (opts), nodes this far from the root or farther co
 TAPER2_PLY = 5  # with a second taper (opts), nodes this far or farther consider fewer still
 
 # opts: the search's settings (candidate width, pruning on, threat nodes per VCF check, table age,
-# fours extended, candidates fewer from TAPER_PLY on, fewer still from TAPER2_PLY on)
-_OPT_WIDTH, _OPT_PRUNE, _OPT_VCF, _OPT_AGE, _OPT_EXTEND, _OPT_TAPER, _OPT_TAPER2 = 0, 1, 2, 3, 4, 5, 6
+# fours extended, candidates fewer from TAPER_PLY on, fewer still from TAPER2_PLY on, killer moves on)
+_OPT_WIDTH, _OPT_PRUNE, _OPT_VCF, _OPT_AGE, _OPT_EXTEND, _OPT_TAPER, _OPT_TAPER2, _OPT_KILLERS = 0, 1, 2, 3, 4, 5, 6, 7
+KILLERS = 2  # killer moves remembered a ply (``killers``' columns)
 
 _NONE, _OVERLINE, _DOUBLE_FOUR, _DOUBLE_THREE = 0, 1, 2, 3
 STACK = 128  # columns of the position's scratch rows (``B[12]``): a VCF's levels, at most STACK - 1
@@ -1102,7 +1103,7 @@ def _from_tt(score: int, ply: int) -> int:
 @kernel
 def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.ndarray, vctl: np.ndarray,  # type: ignore[type-arg]
              deadline: float, moves: np.ndarray, sortkeys: np.ndarray, saved: np.ndarray, pv: np.ndarray,
-             pvlen: np.ndarray, lines: np.ndarray, vcf_fail: np.ndarray, opts: np.ndarray,
+             pvlen: np.ndarray, lines: np.ndarray, vcf_fail: np.ndarray, opts: np.ndarray, killers: np.ndarray,
              turn: int, h: int, depth: int, alpha: int, beta: int, ply: int) -> int:
     cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     tt_key, tt_score, tt_depth, tt_flag, tt_move, tt_age = tt
@@ -1131,7 +1132,8 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
     if opp_fives >= 2:
         return -(WIN - ply - 2)
     static = P.static_value(total, weights, c)
-    if ply >= min(MAXPLY, pv.shape[0], pv.shape[1], pvlen.shape[0], moves.shape[0], saved.shape[0]) - 1:
+    if ply >= min(MAXPLY, pv.shape[0], pv.shape[1], pvlen.shape[0], moves.shape[0], saved.shape[0],
+                  killers.shape[0]) - 1:
         # the deepest ply the arrays hold, also in a chain of fours and forced blocks (which use
         # up no depth): scored statically, no move tried
         return static
@@ -1185,6 +1187,23 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
                     j -= 1
                 row[0] = hint
                 break
+    use_killers = opts[_OPT_KILLERS] != 0
+    if use_killers and n > 2:
+        # the moves that last cut off a sibling at this ply come next (after the table's move): a
+        # refutation of one line often refutes its neighbours, and so they are not the reduced ones
+        front = 1 if hint >= 0 and row[0] == hint else 0
+        for k in range(KILLERS):
+            km = killers[ply, k]
+            if km < 0:
+                continue
+            for j in range(front, n):
+                if row[j] == km:
+                    while j > front:
+                        row[j] = row[j - 1]
+                        j -= 1
+                    row[front] = km
+                    front += 1
+                    break
     threatened = forced or opp_open_four or opp_vcf
     futile = (prune and depth == 1 and not threatened and -(WIN - 1000) < alpha < WIN - 1000
               and static + FUTILITY_MARGIN <= alpha)
@@ -1210,17 +1229,17 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
         h2 = put(B, box, zkeys, h, m, me, saved[ply])
         if searched == 0:
             score = -negamax(B, box, zkeys, tt, ctl, vctl, deadline, moves, sortkeys, saved, pv, pvlen, lines,
-                              vcf_fail, opts, opp, h2, next_depth, -beta, -alpha, ply + 1)
+                              vcf_fail, opts, killers, opp, h2, next_depth, -beta, -alpha, ply + 1)
         else:
             score = -negamax(B, box, zkeys, tt, ctl, vctl, deadline, moves, sortkeys, saved, pv, pvlen, lines,
-                              vcf_fail, opts, opp, h2, next_depth - reduce, -alpha - 1, -alpha, ply + 1)
+                              vcf_fail, opts, killers, opp, h2, next_depth - reduce, -alpha - 1, -alpha, ply + 1)
             if reduce > 0 and ctl[ABORTED] == 0 and score > alpha:
                 # a reduced move that looks better is searched again to its full depth
                 score = -negamax(B, box, zkeys, tt, ctl, vctl, deadline, moves, sortkeys, saved, pv, pvlen, lines,
-                                  vcf_fail, opts, opp, h2, next_depth, -alpha - 1, -alpha, ply + 1)
+                                  vcf_fail, opts, killers, opp, h2, next_depth, -alpha - 1, -alpha, ply + 1)
             if ctl[ABORTED] == 0 and alpha < score < beta:
                 score = -negamax(B, box, zkeys, tt, ctl, vctl, deadline, moves, sortkeys, saved, pv, pvlen, lines,
-                                  vcf_fail, opts, opp, h2, next_depth, -beta, -alpha, ply + 1)
+                                  vcf_fail, opts, killers, opp, h2, next_depth, -beta, -alpha, ply + 1)
         take(B, box, m, saved[ply])
         searched += 1
         if ctl[ABORTED] != 0:
@@ -1236,6 +1255,10 @@ def negamax(B: tuple, box: np.ndarray, zkeys: np.ndarray, tt: tuple, ctl: np.nda
             if score > alpha:
                 alpha = score
                 if alpha >= beta:
+                    if use_killers and n > 1 and killers[ply, 0] != m:
+                        for k in range(KILLERS - 1, 0, -1):
+                            killers[ply, k] = killers[ply, k - 1]
+                        killers[ply, 0] = m
                     break
     flag = _EXACT if alpha0 < best < beta else (_LOWER if best >= beta else _UPPER)
     age = opts[_OPT_AGE]

@@ -30,6 +30,8 @@ and with a ``taper2`` those five plies or more from it that many fewer still (af
 on the same positions: 2, width 6, 17-18 % fewer nodes and the same best move in 38 of 40; 4, width 4, 24 / 37 %
 fewer nodes and 36 of 40; neither at level 10: sequential tests against taper 4 alone in freestyle at 0.5 s
 accepted H0 for both).
+With ``killers`` (and ``pruning``) each node tries, right after the table's move, the last two moves that cut
+off at its ply (a sibling's refutation often refutes this line too, and a move tried early is not reduced).
 Without ``pruning`` it is the plain search that
 ``tests/gomoku_reference_search.py`` holds in Python, and the tests compare the two.
 
@@ -64,6 +66,7 @@ import numpy as np
 from tabletop.ai.gomoku.kernels import (
     ABORTED,
     INF,
+    KILLERS,
     LINE,
     MAXPLY,
     NODES,
@@ -78,7 +81,7 @@ from tabletop.ai.gomoku.kernels import (
 from tabletop.ai.gomoku.kernels import root_moves as kernel_root_moves
 from tabletop.ai.gomoku.position import Position, keys_array, signed
 
-__all__ = ["TT_ENTRY_BYTES", "WIN", "SearchResult", "Searcher"]
+__all__ = ["TT_ENTRY_BYTES", "VCF_NODES", "WIN", "SearchResult", "Searcher"]
 
 TT_ENTRY_BYTES = 21  # key 8, score 4, move 4, depth 2, flag 1, age 2
 VCF_NODES = 16  # threat nodes per VCF check inside the search
@@ -116,7 +119,8 @@ class Searcher:
     ``keep_table`` keeps the table's entries valid for the next search of the same
     rule and width (the engine's moves in one game).  ``taper``: nodes four plies or more from the root
     consider that many candidates fewer than ``width`` (at least one), and ``taper2`` those five plies or more
-    from it that many fewer still.  ``on_depth`` is called with the result after each completed iteration (a
+    from it that many fewer still; with ``killers`` (and ``pruning``) each node tries the moves that last cut off
+    a sibling at its ply right after the table's move.  ``on_depth`` is called with the result after each completed iteration (a
     benchmark times the depths with it)."""
 
     def __init__(
@@ -132,6 +136,7 @@ class Searcher:
         extend_fours: bool = True,
         taper: int = 0,
         taper2: int = 0,
+        killers: bool = False,
         on_depth: Callable[[SearchResult], None] | None = None,
     ) -> None:
         self.pos = pos
@@ -145,6 +150,7 @@ class Searcher:
         self.extend_fours = extend_fours
         self.taper = taper
         self.taper2 = taper2
+        self.killers = killers
         self.on_depth = on_depth
         self.nodes = 0
 
@@ -160,7 +166,7 @@ class Searcher:
         if self.keep_table:
             # the same salt for every search of this rule and width: entries carry over
             salt = zlib.crc32(
-                f"{pos.rule}/{pos.width}x{pos.height}/{self.width}/{self.pruning}/{self.extend_fours}/{self.taper}/{self.taper2}".encode()) << 31
+                f"{pos.rule}/{pos.width}x{pos.height}/{self.width}/{self.pruning}/{self.extend_fours}/{self.taper}/{self.taper2}/{self.killers}".encode()) << 31
         else:
             # a new salt on every hash of this search: the last search's entries no longer match
             salt = random.getrandbits(63)
@@ -174,7 +180,9 @@ class Searcher:
         ctl = np.array([0, self.max_nodes if self.max_nodes is not None else 1 << 62, 0, 0], dtype=np.int64)
         vctl = np.zeros(4, dtype=np.int64)
         opts = np.array([self.width, int(self.pruning), self.vcf_nodes, counter[0], int(self.extend_fours),
-                         self.taper, self.taper2], dtype=np.int64)
+                         self.taper, self.taper2, int(self.killers and self.pruning)], dtype=np.int64)
+        # each ply's last cut-off moves (-1: none), kept from one iteration to the next
+        killers = np.full((MAXPLY, KILLERS), -1, dtype=np.int32)
         deadline = self.deadline if self.deadline is not None else math.inf
         B = board_tuple(pos)
         zkeys = keys_array(size)
@@ -188,7 +196,7 @@ class Searcher:
         result = SearchResult(root_moves[0], 0, 0, 0, [root_moves[0]])
         # even depths only: an odd horizon leaves the last word to us and flatters wild attacks
         depths = [1] if max_depth < 2 else list(range(2, max_depth + 1, 2))
-        args = (B, zkeys, tt, ctl, vctl, deadline, moves, sortkeys, saved, pv, pvlen, lines, vcf_fail, opts)
+        args = (B, zkeys, tt, ctl, vctl, deadline, moves, sortkeys, saved, pv, pvlen, lines, vcf_fail, opts, killers)
         prev: int | None = None
         for depth in depths:
             if self.pruning:
@@ -223,10 +231,10 @@ class Searcher:
         """The negamax value of the position after a root move (played on ``pos``), for the
         root, with the root's window (``alpha``, ``beta``)."""
         pos = self.pos
-        B, zkeys, tt, ctl, vctl, deadline, moves, sortkeys, saved, pv, pvlen, lines, vcf_fail, opts = args
+        B, zkeys, tt, ctl, vctl, deadline, moves, sortkeys, saved, pv, pvlen, lines, vcf_fail, opts, killers = args
         box = initial_box(pos.near, pos.stride)
         return -int(negamax(B, box, zkeys, tt, ctl, vctl, deadline, moves, sortkeys, saved, pv, pvlen, lines,
-                             vcf_fail, opts, pos.turn, signed(pos.hash) ^ salt, depth - 1, -beta, -alpha, 1))
+                             vcf_fail, opts, killers, pos.turn, signed(pos.hash) ^ salt, depth - 1, -beta, -alpha, 1))
 
     def _line(self, args: tuple, m: int) -> list[int]:  # type: ignore[type-arg]
         pv, pvlen = args[9], args[10]
