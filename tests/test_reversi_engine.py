@@ -12,7 +12,7 @@ import pytest
 
 from tabletop.ai.base import Limit
 from tabletop.ai.reversi import analyse, kernel, level_player
-from tabletop.ai.reversi.eval import handmade_weights, load_weights
+from tabletop.ai.reversi.eval import handmade_weights, load_weights, save_weights
 from tabletop.ai.reversi.search import Searcher, square_name, time_for_move
 from tabletop.games.core import PASS, Color
 from tabletop.games.reversi import Board, perft_bitboards
@@ -347,8 +347,26 @@ def test_a_higher_level_beats_level_one() -> None:
 def test_weights_file_loads_or_falls_back_to_the_handmade_table() -> None:
     fitted = load_weights()
     table = fitted if fitted is not None else handmade_weights()
-    assert table.shape == (kernel.N_PHASES, kernel.N_FEATURES)
+    assert table.shape[1] == kernel.N_FEATURES and 60 % table.shape[0] == 0
     assert abs(kernel.evaluate(np.uint64(START_BLACK), np.uint64(START_WHITE), table)) < 4 * kernel.SCALE
+
+
+def test_a_table_of_any_phase_count_dividing_60_loads_and_each_phase_reads_its_own_row(tmp_path: Path) -> None:
+    # a table whose phases differ only in their bias: the start position (60 empties) reads the first
+    # row, a position of one empty square the last
+    for phases in (12, 20, 30):
+        table = np.zeros((phases, kernel.N_FEATURES), dtype=np.float32)
+        table[:, kernel.F_BIAS] = np.arange(phases) * kernel.SCALE
+        save_weights(table, tmp_path / "w.npz")
+        loaded = load_weights(tmp_path / "w.npz")
+        assert loaded is not None and loaded.shape == (phases, kernel.N_FEATURES)
+        assert kernel.evaluate(np.uint64(START_BLACK), np.uint64(START_WHITE), loaded) == 0
+        full = np.uint64((1 << 63) - 1)  # every square but one the mover's
+        assert kernel.evaluate(full, np.uint64(0), loaded) - kernel.evaluate(full, np.uint64(0), table * 0) == (
+            phases - 1
+        ) * kernel.SCALE
+    save_weights(np.zeros((7, kernel.N_FEATURES), dtype=np.float32), tmp_path / "w.npz")
+    assert load_weights(tmp_path / "w.npz") is None, "7 phases do not split the 60 moves evenly"
 
 
 def test_impossible_position_is_refused() -> None:

@@ -1,6 +1,7 @@
 """Weights of the pattern evaluation: the fitted data file, or a hand-made fallback.
 
-The weight table has one row per game phase (``kernel.N_PHASES``) and one column
+The weight table has one row per game phase (any number that divides 60, the phases splitting the
+60 moves evenly; the hand-made table has ``kernel.N_PHASES``) and one column
 per feature (``kernel.N_FEATURES``): every pattern configuration, then mobility,
 potential mobility, parity and a bias.  The fitted table ships as
 ``weights.npz`` beside this module (see ``WEIGHTS.md`` for how it was made, and
@@ -73,14 +74,15 @@ def save_weights(weights: np.ndarray, path: Path = WEIGHTS_FILE) -> None:
 
 
 def load_weights(path: Path = WEIGHTS_FILE) -> np.ndarray | None:
-    """The fitted table, or None when the file is missing or was made for another feature layout."""
+    """The fitted table, or None when the file is missing or was made for another feature layout
+    (or its phases do not split the 60 moves evenly, as the kernel reads them)."""
     if not path.exists():
         return None
     with np.load(path) as data:
         if int(data["n_features"]) != kernel.N_FEATURES:
             return None
         w = np.asarray(data["weights"], dtype=np.float32)
-    if w.shape != (kernel.N_PHASES, kernel.N_FEATURES):
+    if w.ndim != 2 or w.shape[1] != kernel.N_FEATURES or not 1 <= w.shape[0] <= 60 or 60 % w.shape[0]:
         return None
     return np.ascontiguousarray(w)
 

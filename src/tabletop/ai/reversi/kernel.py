@@ -107,7 +107,7 @@ F_POTENTIAL = N_PATTERN_WEIGHTS + 1
 F_PARITY = N_PATTERN_WEIGHTS + 2
 F_BIAS = N_PATTERN_WEIGHTS + 3
 N_FEATURES = N_PATTERN_WEIGHTS + 4
-N_PHASES = 12  # the shipped table's phases: 5 empty squares each
+N_PHASES = 12  # the hand-made table's phases (5 empty squares each); a fitted table may have any divisor of 60
 
 
 # --------------------------------------------------------------------------- bit basics
