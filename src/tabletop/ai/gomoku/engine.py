@@ -53,8 +53,8 @@ class EngineSettings:
     # and those five plies or more from it this many fewer still (see :mod:`.search`)
     taper2: int = 0
     killers: bool = False  # the search tries each ply's last cut-off moves early (see :mod:`.search`)
-    # threat nodes of each VCF check inside the search (see :mod:`.search`); 32 at level 10 was undecided after
-    # 137 games of a sequential test in freestyle at 0.5 s (54.0 %), so every level keeps 16
+    # threat nodes of each VCF check inside the search (see :mod:`.search`): 16 at every level, as a larger
+    # budget has not been shown stronger in play (benchmarks/HISTORY.md)
     search_vcf: int = VCF_NODES
     book: bool = False  # play the opening book's move where it has one (:mod:`.book`)
     greedy_only: bool = False  # one-ply choice by pattern value (the gentle levels)
