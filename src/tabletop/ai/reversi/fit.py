@@ -259,6 +259,7 @@ def fit_dataset(data: Dataset, out: Path, config: FitConfig, say: Callable[[str]
     table = np.zeros((config.phases, n_pattern + N_SCALARS))
     say(f"{'phase':>5} {'empties':>8} {'train':>9} {'held out':>9} {'rms train':>10} {'rms held out':>13} "
         f"{'today held out':>15}")
+    checked: list[np.ndarray] = []  # each phase's held-out errors, for the whole set's line
     for k in range(config.phases):
         near = (np.abs(phase_of - k) <= 1) & ~held
         weight = np.where(phase_of[near] == k, 1.0, config.neighbour_weight)
@@ -269,14 +270,11 @@ def fit_dataset(data: Dataset, out: Path, config: FitConfig, say: Callable[[str]
         err_train = _predict(w, index[train], scalars[train], n_pattern) - target[train]
         err_check = _predict(w, index[check], scalars[check], n_pattern) - target[check]
         err_today = today[check] - target[check]
+        checked.append(err_check)
         hi = 60 - k * width
         say(f"{k:>5} {hi - width + 1:>3}-{hi:<4} {int(train.sum()):>9,} {int(check.sum()):>9,} "
             f"{_rms(err_train):>10.2f} {_rms(err_check):>13.2f} {_rms(err_today):>15.2f}")
-    # the whole held-out set, each position by the table of its own phase
-    err_all = np.empty(int(held.sum()))
-    for k in range(config.phases):
-        rows = held & (phase_of == k)
-        err_all[phase_of[held] == k] = _predict(table[k], index[rows], scalars[rows], n_pattern) - target[rows]
+    err_all = np.concatenate(checked)  # the whole held-out set, each position by its own phase's table
     say(f"held out, every phase: rms {_rms(err_all):.2f} discs, today's table {_rms(today[held] - target[held]):.2f}")
     save_table(table * kernel.SCALE, names, out)
     say(f"wrote {out} ({config.phases} phases x {n_pattern + N_SCALARS:,} weights)")
