@@ -611,6 +611,28 @@ def test_renju_state_names_blacks_forbidden_points(server: Server) -> None:
         sock.close()
 
 
+def test_turns_outside_renju_carry_an_empty_forbidden_list(server: Server) -> None:
+    """The same stones as the renju test in freestyle: Black's turn names no forbidden point,
+    in the event and in the state, and the double-three point is a legal move."""
+    data = server.http.post(
+        "/api/rooms", json={"game": "gomoku", "mode": "local", "options": {"rule": "freestyle"}}
+    ).json()
+    sock = server.ws(data["room"])
+    try:
+        sock.hello(*data["tokens"].values())
+        for i, move in enumerate(["g8", "a1", "h8", "a3", "i9", "a5", "i10", "a7"], start=1):
+            sock.send({"type": "move", "move": move, "seq": i})
+            sock.ack(i)
+        sock.until(lambda f: f["type"] == "event" and f["event"].get("move") == "a7")
+        turn = sock.event("turn_changed")
+        assert turn["event"]["turn"] == "black" and turn["event"]["forbidden"] == []
+        assert state(server, data["room"])["forbidden"] == []
+        sock.send({"type": "move", "move": "i8", "seq": 9})
+        sock.ack(9)
+    finally:
+        sock.close()
+
+
 def test_records_analysis_evaluation_and_hints(server: Server) -> None:
     data = server.http.post("/api/rooms", json={"game": "gomoku", "mode": "local"}).json()
     sock = server.ws(data["room"])

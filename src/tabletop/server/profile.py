@@ -56,10 +56,13 @@ class PartClock:
 
 
 class NoClock:
-    """The clock of a server without ``--profile``: nothing is timed."""
+    """The clock of a server without ``--profile``: nothing is timed.
 
-    def enter(self, part: str) -> str:
-        return part
+    ``enter`` is asked about seventeen times a move; here it is the builtin ``str``, which gives
+    the part's name back as it is (what :meth:`PartClock.enter`'s callers hand back to it later)
+    in a C call, with no Python frame."""
+
+    enter = staticmethod(str)
 
 
 NO_CLOCK = NoClock()

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from tabletop.games import new_board
 from tabletop.games.core import BLACK, WHITE, Color
+from tabletop.games.mnk import RenjuBoard
 from tabletop.match import Event, Match, MatchError
 from tabletop.server.bus import Broadcast, Bus, frame
 from tabletop.server.catchup import CatchUp, send_missed
@@ -132,6 +133,8 @@ class Room:
     def _replay(self, stored: StoredRoom) -> None:
         """A new Match for the record, with the stored actions applied at their stored times."""
         self.match = _new_match(stored.room, self.time)
+        # only Renju has forbidden points: every other board's turns carry an empty list, unscanned
+        self.forbids = isinstance(self.match.board, RenjuBoard)
         self.extra: dict[int, dict[str, Any]] = {}  # per-version additions (forbidden points)
         self.match.subscribe(self._annotate)
         self.next_action = 0  # the number the next stored action gets
@@ -208,12 +211,12 @@ class Room:
         return {**p, "black": p[self.seats.row_label("black")], "white": p[self.seats.row_label("white")]}
 
     def forbidden(self) -> list[str]:
-        board = self.match.board
-        points = getattr(board, "forbidden_points", None)
-        if points is None or self.match.turn is not BLACK:
+        if not self.forbids or self.match.turn is not BLACK:
             return []
+        board = self.match.board
+        assert isinstance(board, RenjuBoard)
         try:
-            return [str(p) for p in points()]
+            return [str(p) for p in board.forbidden_points()]
         except (ValueError, NotImplementedError):
             return []
 
@@ -311,7 +314,7 @@ class Room:
 
     def speaker(self, client: Client, *, to_move: bool = False, answering: Color | None = None) -> Color:
         """The seat ``client``'s request speaks for (see :meth:`Seats.speaker`)."""
-        return self.seats.speaker(client, self.acting(), to_move=to_move, answering=answering)
+        return self.seats.speaker(client, self.acting, to_move=to_move, answering=answering)
 
     async def move(self, client: Client, text: str, seq: int | None) -> None:
         color = self.speaker(client, to_move=True)

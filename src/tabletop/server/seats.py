@@ -224,11 +224,11 @@ class Seats:
 
     @staticmethod
     def speaker(
-        client: Client, acting: Color, *, to_move: bool = False, answering: Color | None = None
+        client: Client, acting: Callable[[], Color], *, to_move: bool = False, answering: Color | None = None
     ) -> Color:
         """The seat a request speaks for: the client's only seat, or for a hot-seat
-        client the seat that must act (``to_move``, or when it holds that seat) or
-        the side answering ``answering``'s offer."""
+        client the seat that must act (``acting()``: asked only then; ``to_move``, or when
+        it holds that seat) or the side answering ``answering``'s offer."""
         colors = client.tokens  # its keys: the client's seats
         if not colors:
             raise RoomError("not_seated", "spectators can only watch; join a seat to play")
@@ -236,6 +236,7 @@ class Seats:
             return next(iter(colors))
         if answering is not None:
             return answering.other
-        if to_move or acting in colors:
-            return acting
+        actor = acting()
+        if to_move or actor in colors:
+            return actor
         return next(iter(colors))
