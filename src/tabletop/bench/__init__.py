@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import resource
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,17 +31,30 @@ def reference_python(root: Path, name: str, *requirements: str) -> Path:
     (pinned, like ``renju==0.1.0``), created and installed on first use.
 
     An outside program runs in its own environment so that its dependencies never meet the
-    project's.  The pins are written beside it once pip has installed them, so an install that
+    project's.  The pins are written beside it once they are installed, so an install that
     failed halfway, or a change of pin, is installed again on the next run.
+
+    uv (``make setup`` puts it beside the project's python) makes the environment and installs, where
+    it is found: reversi42's install took pip 20 CPU-s and 112 s, uv 0.7 CPU-s and 4 s from its cache
+    (pip resolves in Python and compiles every module it installs).  Without uv, venv and pip do it.
     """
     env = root / ".bench-envs" / name
     python = env / "bin" / "python"
     stamp = env / "tabletop-requirements.txt"
     wanted = "\n".join(requirements) + "\n"
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
     if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+        if uv:
+            subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(env)], check=True)
+        else:
+            subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
     if not stamp.exists() or stamp.read_text() != wanted:
-        subprocess.run([str(python), "-m", "pip", "install", "-q", *requirements], check=True)
+        if uv:
+            subprocess.run([uv, "pip", "install", "-q", "--python", str(python), *requirements], check=True)
+        else:
+            if not (env / "bin" / "pip").exists():  # an environment uv made has no pip of its own
+                subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", *requirements], check=True)
         stamp.write_text(wanted)
     return python
 
