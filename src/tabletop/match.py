@@ -663,21 +663,22 @@ class Match:
     def state(self) -> dict[str, Any]:
         """A JSON-ready snapshot (the server's room state builds on it)."""
         outcome = self.outcome()
+        turn, actor, running = self.turn, self.actor, self.clock_running  # each asked once
         return {
             "game": self.game,
             "variant": self.board.variant(),
             "position": self.board.to_text(),
             "moves": [str(m) for m in self.board.move_stack],
-            "turn": None if self.turn is None else self.turn.label,
-            "legal": [] if self.turn is None else [m.name or str(m) for m in self.board.legal_moves],
+            "turn": None if turn is None else turn.label,
+            "legal": [] if turn is None else [m.name or str(m) for m in self.board.legal_moves],
             "outcome": None if outcome is None else outcome.to_dict(),
             "version": self.version,
             "seats": {c.label: s.kind for c, s in self.seats.items()},
             "clocks": None if self.clock is None else self.clock.snapshot(),
-            "clock_running": None if self.clock_running is None else self.clock_running.label,
+            "clock_running": None if running is None else running.label,
             "moved": {c.label: c in self._movers for c in (BLACK, WHITE)},
             "takeback_from": None if self.takeback_from is None else self.takeback_from.label,
             "draw_from": None if self.draw_from is None else self.draw_from.label,
             "opening": None if self.opening is None else self.opening.to_dict(),
-            "actor": None if self.actor is None else self.actor.label,
+            "actor": None if actor is None else actor.label,
         }
