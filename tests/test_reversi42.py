@@ -1,7 +1,8 @@
 """The reversi42 adapter of ``tabletop.bench.reversi42`` speaks NBoard and plays legal moves.
 
 The first run installs reversi42 (pinned) into ``.bench-envs/reversi42`` from
-the package index, about a minute; later runs reuse it.
+the package index (uv: seconds; pip, where uv is not found: a minute or two); later
+runs reuse it.
 """
 
 from __future__ import annotations
