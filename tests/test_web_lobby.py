@@ -38,6 +38,9 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
+# the server's workers load no engine until one is asked for (test_web.base_url): one test seats the
+# computer and checks the room, not how soon the computer moves
+ENGINES = False
 
 PASSWORD = "correct horse battery"
 DESKTOP = {"width": 1280, "height": 800}
