@@ -38,6 +38,9 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
+# the server's workers load no engine until one is asked for (test_web.base_url): the two games against the
+# computer are Reversi ones, and their waits allow for the first move's load of its engine
+ENGINES = False
 
 DATA = Path(__file__).resolve().parent / "data"
 PHONE = {"width": 390, "height": 844}
