@@ -33,6 +33,9 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
+# the server's workers load no engine until one is asked for (test_web.base_url): one game here is against the
+# computer (Reversi), and what it checks comes before the computer's answer
+ENGINES = False
 
 LEVELS = ROOT / "src" / "tabletop" / "server" / "web" / "levels.json"
 
