@@ -147,25 +147,18 @@ def test_a_move_refused_as_one_frame_too_many_is_sent_again_not_lost(page: Page,
 
 # ------------------------------------------------------------------ layout at 1280x800
 @pytest.mark.parametrize(("game", "size"), [("reversi", "8"), ("gomoku", "15")])
-def test_the_message_line_is_on_screen_at_1280x800(
-    browser: Browser, base_url: str, game: str, size: str
-) -> None:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-    ctx.set_default_timeout(STEP_TIMEOUT_MS)
-    try:
-        page = ctx.new_page()
-        start_game(page, base_url, game, "friend", size=size)
-        play(page, "d3" if game == "reversi" else "h8")
-        square(page, "d3" if game == "reversi" else "h8").click()
-        expect(page.locator("#message")).to_contain_text("taken")
-        message = box(page, "#message")
-        assert message["y"] + message["height"] <= 800, (
-            f"the message line ends at {message['y'] + message['height']} px"
-        )
-        assert box(page, "#board svg")["y"] >= 0
-        shot(page, f"desktop-1280x800-{game}")
-    finally:
-        ctx.close()
+def test_the_message_line_is_on_screen_at_1280x800(page: Page, base_url: str, game: str, size: str) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    start_game(page, base_url, game, "friend", size=size)
+    play(page, "d3" if game == "reversi" else "h8")
+    square(page, "d3" if game == "reversi" else "h8").click()
+    expect(page.locator("#message")).to_contain_text("taken")
+    message = box(page, "#message")
+    assert message["y"] + message["height"] <= 800, (
+        f"the message line ends at {message['y'] + message['height']} px"
+    )
+    assert box(page, "#board svg")["y"] >= 0
+    shot(page, f"desktop-1280x800-{game}")
 
 
 # ------------------------------------------------------------------ pages that do not exist
