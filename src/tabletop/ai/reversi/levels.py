@@ -69,11 +69,11 @@ LEVELS: dict[int, Level] = {
     # Multi-ProbCut at 1.5 sigmas leaves a half to a fifth of a depth's nodes, so these levels
     # search one or two plies deeper than the plain search could in the same time; each depth is
     # set so the level scores 65 % or more against the one below.
-    6: Level(depth=6, exact_empties=12, selectivity=1.5, book=True),
-    7: Level(depth=8, exact_empties=14, selectivity=1.5, book=True),
+    6: Level(depth=5, exact_empties=12, selectivity=1.5, book=True),
+    7: Level(depth=7, exact_empties=14, selectivity=1.5, book=True),
     8: Level(depth=9, exact_empties=16, selectivity=1.5, book=True),
     9: Level(depth=11, exact_empties=18, selectivity=1.5, book=True),
-    10: Level(depth=13, exact_empties=20, deepens_with_time=True, selectivity=1.5, book=True),
+    10: Level(depth=14, exact_empties=20, deepens_with_time=True, selectivity=1.5, book=True),
 }
 
 
