@@ -397,6 +397,16 @@ def test_an_unknown_tournament_is_404_everywhere(app: tuple[Players, Wall]) -> N
     assert made["id"] in [t["id"] for t in listed] and all("standings" not in t for t in listed)
 
 
+def test_leaving_a_tournament_one_never_joined_is_a_conflict_and_the_tournament_stays(
+        app: tuple[Players, Wall]) -> None:
+    players, wall = app
+    made = create(players, kind="swiss", rounds=2, starts=wall.t + 3600)
+    answer = players.as_("ben").post(f"/api/tournaments/{made['id']}/leave")
+    assert answer.status_code == 409, answer.text
+    assert answer.json()["code"] == "not_joined"
+    assert view(players, made["id"])["id"] == made["id"]
+
+
 def test_a_bot_joins_with_its_token_and_its_stream_starts_each_tournament_game(app: tuple[Players, Wall]) -> None:
     """The bot's event stream (read in the server's loop, as test_bots.py reads it) gets
     ``game_started`` with a seat token for a tournament's pairing, as for a challenge: ``tabletop

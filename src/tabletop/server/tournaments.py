@@ -744,7 +744,7 @@ class Tournaments:
         messages = {
             "not_creator": ("only the tournament's creator may end it early", 403),
             "unknown_tournament": ("there is no such tournament", 404),
-            "not_joined": ("you have not joined this tournament", 404),
+            "not_joined": ("you have not joined this tournament", 409),
             "tournament_over": ("this tournament is over: nobody joins it now", 409),
             "tournament_started": ("this swiss tournament has started: players join before its first round", 409),
         }

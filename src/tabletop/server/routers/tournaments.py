@@ -174,7 +174,7 @@ async def join_tournament(tournament_id: str, player: SignedIn, tournaments: Tou
 
 
 @router.post("/tournaments/{tournament_id}/leave", operation_id="leave_tournament", response_model=Tournament,
-             responses=errors(401, 404))
+             responses=errors(401, 404, 409))
 async def leave_tournament(tournament_id: str, player: SignedIn, tournaments: TournamentsDep) -> Tournament:
     """Leave: an arena pauses the player (their score stays); a swiss withdraws them."""
     return Tournament(**await tournaments.leave(player, _known(tournament_id)))
