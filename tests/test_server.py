@@ -588,14 +588,15 @@ def test_a_correspondence_clock_gives_days_per_move(server: Server) -> None:
         sock.close()
 
 
-def test_renju_state_names_blacks_forbidden_points(server: Server) -> None:
+def _double_three_for_black(server: Server, rule: str) -> tuple[Socket, str, Frame]:
+    """A local gomoku room under ``rule`` where g8 h8 across and i9 i10 down make i8 a double-three
+    point for Black, played up to Black's turn: its socket, its room and the turn's frame."""
     data = server.http.post(
-        "/api/rooms", json={"game": "gomoku", "mode": "local", "options": {"rule": "renju"}}
+        "/api/rooms", json={"game": "gomoku", "mode": "local", "options": {"rule": rule}}
     ).json()
     sock = server.ws(data["room"])
     try:
         sock.hello(*data["tokens"].values())
-        # g8 h8 across and i9 i10 down: i8 would make two open threes (double-three)
         for i, move in enumerate(["g8", "a1", "h8", "a3", "i9", "a5", "i10"], start=1):
             sock.send({"type": "move", "move": move, "seq": i})
             sock.ack(i)
@@ -603,8 +604,17 @@ def test_renju_state_names_blacks_forbidden_points(server: Server) -> None:
         sock.send({"type": "move", "move": "a7", "seq": 8})
         sock.until(lambda f: f["type"] == "event" and f["event"].get("move") == "a7")
         turn = sock.event("turn_changed")
+    except BaseException:
+        sock.close()
+        raise
+    return sock, data["room"], turn
+
+
+def test_renju_state_names_blacks_forbidden_points(server: Server) -> None:
+    sock, room, turn = _double_three_for_black(server, "renju")
+    try:
         assert "i8" in turn["event"]["forbidden"]
-        assert state(server, data["room"])["forbidden"] == turn["event"]["forbidden"]
+        assert state(server, room)["forbidden"] == turn["event"]["forbidden"]
         sock.send({"type": "move", "move": "i8", "seq": 9})
         assert "i8" in sock.error("illegal_move")["message"]
     finally:
@@ -612,21 +622,12 @@ def test_renju_state_names_blacks_forbidden_points(server: Server) -> None:
 
 
 def test_turns_outside_renju_carry_an_empty_forbidden_list(server: Server) -> None:
-    """The same stones as the renju test in freestyle: Black's turn names no forbidden point,
-    in the event and in the state, and the double-three point is a legal move."""
-    data = server.http.post(
-        "/api/rooms", json={"game": "gomoku", "mode": "local", "options": {"rule": "freestyle"}}
-    ).json()
-    sock = server.ws(data["room"])
+    """The same stones in freestyle: Black's turn names no forbidden point, in the event and in
+    the state, and the double-three point is a legal move."""
+    sock, room, turn = _double_three_for_black(server, "freestyle")
     try:
-        sock.hello(*data["tokens"].values())
-        for i, move in enumerate(["g8", "a1", "h8", "a3", "i9", "a5", "i10", "a7"], start=1):
-            sock.send({"type": "move", "move": move, "seq": i})
-            sock.ack(i)
-        sock.until(lambda f: f["type"] == "event" and f["event"].get("move") == "a7")
-        turn = sock.event("turn_changed")
         assert turn["event"]["turn"] == "black" and turn["event"]["forbidden"] == []
-        assert state(server, data["room"])["forbidden"] == []
+        assert state(server, room)["forbidden"] == []
         sock.send({"type": "move", "move": "i8", "seq": 9})
         sock.ack(9)
     finally:
