@@ -17,6 +17,7 @@ import random
 import sys
 import time
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,11 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
         "--search-depth", type=int, default=9, help="midgame search depth for nodes/s (default 9)"
     )
     parser.add_argument("--no-ffo", action="store_true", help="skip the FFO #40-#44 solves")
+    parser.add_argument(
+        "--ffo-against", type=Path, metavar="WEIGHTS",
+        help="solve FFO #40-#44 in this process with the weights table WEIGHTS (a weights.npz, such as an "
+        "earlier commit's) too, each position in turns, and print the ratio of nodes and seconds to it",
+    )
     parser.add_argument(
         "--ladder", type=int, default=0, metavar="GAMES", help="play the level ladder, GAMES per pair"
     )
@@ -171,29 +177,62 @@ def _warm_solver(searcher: Any, sides: tuple[int, int]) -> None:
     searcher.clear()
 
 
-def ffo_figure(tt_mb: float) -> dict[str, Any]:
+def ffo_figure(tt_mb: float, against: np.ndarray | None = None) -> dict[str, Any]:
+    """FFO #40-#44 solved with the shipped weights; with ``against`` (a weights table) each position
+    is solved with that table too, just before, and the totals' ratios are given (the solver's move
+    ordering reads the evaluation, so the table changes its nodes and time)."""
     from tabletop.ai.reversi.search import Searcher, square_name
     from tabletop.records.obf import parse_obf_line
 
-    rows: list[dict[str, Any]] = []
-    searcher = Searcher(tt_mb)
-    _warm_solver(searcher, parse_obf_line(ffo_40_44()[0]).sides())
+    searchers = {"shipped": Searcher(tt_mb)}
+    if against is not None:
+        searchers = {"reference": Searcher(tt_mb, weights=against), **searchers}
+    for searcher in searchers.values():
+        _warm_solver(searcher, parse_obf_line(ffo_40_44()[0]).sides())
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in searchers}
     for number, line in enumerate(ffo_40_44(), 40):
         pos = parse_obf_line(line)
-        searcher.clear()  # each solve starts from empty tables, as a fresh engine would
-        result = searcher.solve(*pos.sides())
-        rows.append(
-            {
-                "ffo": number,
-                "best": square_name(result.best),
-                "score": int(result.score),
-                "expected": pos.expected_score,
-                "exact": int(result.score) == pos.expected_score,
-                "nodes": result.nodes,
-                "seconds": round(result.seconds, 2),
-            }
-        )
-    return {"positions": rows, "total_seconds": round(sum(r["seconds"] for r in rows), 2)}
+        for name, searcher in searchers.items():
+            searcher.clear()  # each solve starts from empty tables, as a fresh engine would
+            result = searcher.solve(*pos.sides())
+            rows[name].append(
+                {
+                    "ffo": number,
+                    "best": square_name(result.best),
+                    "score": int(result.score),
+                    "expected": pos.expected_score,
+                    "exact": int(result.score) == pos.expected_score,
+                    "nodes": result.nodes,
+                    "seconds": round(result.seconds, 2),
+                }
+            )
+
+    def totals(name: str) -> dict[str, Any]:
+        return {"positions": rows[name], "total_seconds": round(sum(r["seconds"] for r in rows[name]), 2),
+                "total_nodes": sum(r["nodes"] for r in rows[name])}
+
+    figure = totals("shipped")
+    if against is not None:
+        reference = totals("reference")
+        figure["reference"] = reference
+        figure["seconds_ratio"] = round(figure["total_seconds"] / max(reference["total_seconds"], 0.01), 3)
+        figure["nodes_ratio"] = round(figure["total_nodes"] / reference["total_nodes"], 3)
+    return figure
+
+
+def _reference_weights(path: Path) -> np.ndarray:
+    """The table of ``--ffo-against``, or a ValueError naming what is wrong with the file."""
+    from tabletop.ai.reversi.eval import load_weights
+
+    if not path.is_file():
+        raise ValueError(f"--ffo-against {path}: no such file")
+    try:
+        table = load_weights(path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"--ffo-against {path}: not a weights table ({exc})") from None
+    if table is None:
+        raise ValueError(f"--ffo-against {path}: a weights table for another feature layout or phase count")
+    return table
 
 
 def _play(a: Any, b: Any, opening: list[int]) -> int:
@@ -267,12 +306,16 @@ def run_engine_bench(args: argparse.Namespace) -> int:
     levels = (
         _levels(str(getattr(args, "levels", "1-10"))) if games else []
     )  # refuse bad levels before measuring
+    against_path = getattr(args, "ffo_against", None)
+    if against_path is not None and getattr(args, "no_ffo", False):
+        raise ValueError("--ffo-against needs the FFO solves: leave out --no-ffo")
+    against = _reference_weights(Path(against_path)) if against_path is not None else None  # refused before measuring
     results: dict[str, Any] = {"tt_mb": tt_mb}
     results["perft"] = perft_figure(int(getattr(args, "perft_depth", 11)))
     results["search"] = search_figure(tt_mb, int(getattr(args, "search_depth", 9)))
     results["patterns"] = eval_figure()
     if not getattr(args, "no_ffo", False):
-        results["ffo_40_44"] = ffo_figure(tt_mb)
+        results["ffo_40_44"] = ffo_figure(tt_mb, against)
     if games:
         results["ladder"] = ladder(levels, games, int(getattr(args, "seed", 1)))
     results["peak_memory_mb"] = round(peak_rss_mb(), 1)
@@ -298,7 +341,16 @@ def run_engine_bench(args: argparse.Namespace) -> int:
             print(
                 f"FFO #{row['ffo']}: {row['best']} {row['score']:+d} {mark}  {row['nodes']:,} nodes  {row['seconds']}s"
             )
-        print(f"FFO #40-#44 total: {results['ffo_40_44']['total_seconds']}s")
+        ffo = results["ffo_40_44"]
+        print(f"FFO #40-#44 total: {ffo['total_seconds']}s, {ffo['total_nodes']:,} nodes")
+        if "reference" in ffo:
+            ref = ffo["reference"]
+            wrong = [row["ffo"] for row in ref["positions"] if not row["exact"]]
+            print(
+                f"FFO #40-#44 with {against_path}: {ref['total_seconds']}s, {ref['total_nodes']:,} nodes"
+                f"{'' if not wrong else f' (WRONG on {wrong})'}; shipped / reference: "
+                f"{ffo['seconds_ratio']}x the seconds, {ffo['nodes_ratio']}x the nodes"
+            )
     for row in results.get("ladder", []):
         print(
             f"level {row['higher']} vs level {row['lower']}: {row['score']:.0%} over {row['games']} games ({row['seconds']}s)"
