@@ -25,7 +25,7 @@ from playwright.sync_api import Browser, Error, Page, expect
 
 from tabletop.ratings import Rating, rate_game
 from test_bots import TABLETOP, Server
-from test_web import STEP_TIMEOUT_MS, browser, line_builder_move, square  # noqa: F401  (browser: a fixture)
+from test_web import POLL_MS, STEP_TIMEOUT_MS, browser, line_builder_move, square  # noqa: F401  (browser: a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.timeout(300)]
 
@@ -81,7 +81,7 @@ def play_until(pages: list[Page], done: Any, seconds: float) -> None:
                     continue
                 square(page, line_builder_move(turn["cells"], turn["legal"], turn["color"])).click(timeout=3000)
                 page.wait_for_function(f"() => (window.tabletop.room.moves || []).length > {turn['moves']}",
-                                       timeout=5000)
+                                       timeout=5000, polling=POLL_MS)
             except Error:
                 continue  # the page is on its way to the next game, or this one just ended
         time.sleep(0.05)

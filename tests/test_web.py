@@ -38,6 +38,11 @@ ARTIFACTS = ROOT / "test-artifacts" / "web"
 CHROMIUM = "/usr/bin/chromium"
 # generous: the machine running the tests may be busy with other work
 STEP_TIMEOUT_MS = 45_000
+# wait_for_function checks its condition every POLL_MS: its default, on every animation frame, makes the
+# page draw 60 frames a second for as long as the wait lasts (about 0.1 CPU-s a second of waiting in the
+# renderer and the GPU process, against 0.008 at this interval), and the waits for the server and the
+# computer last longest when the machine is busiest
+POLL_MS = 100
 expect.set_options(timeout=20_000)
 CHROMIUM_ARGS = [
     "--headless",
@@ -363,7 +368,7 @@ def start_game(page: Page, base_url: str, game: str, opponent: str, **choices: s
 
 
 def wait_ready(page: Page) -> None:
-    page.wait_for_function("() => window.tabletop && window.tabletop.room && window.tabletop.conn")
+    page.wait_for_function("() => window.tabletop && window.tabletop.room && window.tabletop.conn", polling=POLL_MS)
     expect(page.locator("#connection")).to_have_text("Connected")
 
 
@@ -391,7 +396,7 @@ def wait_turn_or_end(page: Page, seconds: float = 60.0) -> dict[str, Any]:
         " const actor = r && (r.actor || r.turn);"
         " return r && (r.outcome || (actor && t.seat.tokens[actor] && !t.awaitingTurn"
         " && (r.legal || []).some((m) => m !== 'pass'))); }",
-        timeout=seconds * 1000,
+        timeout=seconds * 1000, polling=POLL_MS,
     )
     return room(page)
 
@@ -409,7 +414,7 @@ def wait_moves(page: Page, moves: str, timeout: float | None = None) -> None:
     """
     page.wait_for_function(
         f"() => {{ const moves = window.tabletop.room.moves || []; return ({moves}) && !window.tabletop.awaitingTurn; }}",
-        timeout=timeout,
+        timeout=timeout, polling=POLL_MS,
     )
 
 
@@ -554,7 +559,7 @@ def test_gomoku_full_game_against_the_computer_highlights_the_winning_five(page:
             const box = name => document.querySelector(`#board g.sq[data-move="${name}"]`)?.getBoundingClientRect();
             const low = box("a1"), top = box("a15"), right = box("o1");
             return !!(low && top && right && low.height > 0 && low.y > top.y && right.x > low.x);
-        }"""
+        }""", polling=POLL_MS,
     )
     for _ in range(120):
         state = wait_turn_or_end(page)
@@ -605,7 +610,7 @@ def test_hot_seat_game_plays_both_colours_and_undo_redo_restore_the_board(page: 
     assert labels(page)["e5"].startswith("e5, black"), "the flipped disc turned black"
     # a hint: the engine's score on every move it looked at
     page.get_by_role("button", name="Hint").click()
-    page.wait_for_function("() => window.tabletop.hints.size > 0", timeout=30_000)
+    page.wait_for_function("() => window.tabletop.hints.size > 0", timeout=30_000, polling=POLL_MS)
     hinted = sorted(name for name, label in labels(page).items() if "hint score" in label)
     assert hinted and set(hinted) <= {"d6", "f4", "f6"}
     expect(page.locator("#message")).to_contain_text("Hint:")
@@ -828,7 +833,7 @@ def test_swap_opening_lets_black_place_three_stones_then_the_computer_chooses(
     # the computer holds the White seat and chooses a colour from its evaluation, then the game goes
     # on: this page moves next, or after the computer's first move if it kept White
     page.wait_for_function("() => { const o = window.tabletop.room.opening; return o && o.stage === 'done'; }",
-                           timeout=60_000)
+                           timeout=60_000, polling=POLL_MS)
     state = wait_turn_or_end(page)
     assert state["opening"]["stage"] == "done"
     assert len(my_colors(page)) == 1
@@ -844,7 +849,7 @@ def choose(page: Page, button: str) -> None:
     page.wait_for_function(
         f"() => window.tabletop.room.version > {version}"
         " && (!window.tabletop.room.opening || window.tabletop.room.opening.stage !== 'choose'"
-        " || window.tabletop.room.actor !== " + repr(room(page).get("actor")) + ")"
+        " || window.tabletop.room.actor !== " + repr(room(page).get("actor")) + ")", polling=POLL_MS,
     )
 
 
@@ -897,7 +902,7 @@ def test_swap2_at_one_screen_two_more_stones_then_the_opener_chooses(page: Page,
     colours = {stone(page, "j9"), stone(page, "g9")}
     assert colours == {"black", "white"}
     # now the opener (Black's seat) chooses; placing more is no longer offered
-    page.wait_for_function("() => window.tabletop.room.opening && window.tabletop.room.opening.stage === 'choose'")
+    page.wait_for_function("() => window.tabletop.room.opening && window.tabletop.room.opening.stage === 'choose'", polling=POLL_MS)
     expect(page.locator("#status")).to_contain_text("Black chooses a colour")
     buttons = sorted(page.locator("#special-moves button").all_inner_texts())
     assert buttons == ["Play Black", "Play White"]
@@ -993,9 +998,9 @@ def test_renju_refuses_blacks_click_on_a_forbidden_double_three(page: Page, base
     # Black builds h8-i8 and j9-j10; j8 would then make two open threes at once
     for move in ("h8", "a1", "i8", "a3", "j9", "a5", "j10", "a7"):
         play(page, move)
-    page.wait_for_function("() => window.tabletop.room.turn === 'black'")
+    page.wait_for_function("() => window.tabletop.room.turn === 'black'", polling=POLL_MS)
     page.wait_for_function(
-        "() => document.querySelector('#board g.sq[data-move=\"j8\"]').getAttribute('aria-label').includes('forbidden')"
+        "() => document.querySelector('#board g.sq[data-move=\"j8\"]').getAttribute('aria-label').includes('forbidden')", polling=POLL_MS,
     )
     assert "forbidden for Black" in labels(page)["j8"]
     assert page.locator('#board g.sq[data-move="j8"] .forbidden').count() == 1

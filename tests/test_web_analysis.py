@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
+    POLL_MS,
     STEP_TIMEOUT_MS,
     PageErrors,
     _create_room,
@@ -56,7 +57,7 @@ def finished_game(base_url: str, game: str = "reversi") -> dict[str, Any]:
 
 def open_game(page: Page, base_url: str, room_id: str) -> None:
     page.goto(f"{base_url}/play/{room_id}")
-    page.wait_for_function("() => window.tabletop && window.tabletop.room")
+    page.wait_for_function("() => window.tabletop && window.tabletop.room", polling=POLL_MS)
     dialog = page.locator("#result-dialog")
     expect(dialog).to_be_visible()
     page.locator("#result-close").click()
@@ -139,7 +140,7 @@ def test_a_finished_reversi_game_is_analysed_marked_stored_and_shared_read_only(
     posts: list[str] = []
     page.on("request", lambda r: posts.append(r.url) if r.method == "POST" and "/analysis" in r.url else None)
     page.reload()
-    page.wait_for_function("() => window.tabletop && window.tabletop.room")
+    page.wait_for_function("() => window.tabletop && window.tabletop.room", polling=POLL_MS)
     expect(graph).to_be_visible(timeout=10_000)  # a GET of the stored analysis: no search
     expect(page.locator("#move-list li[data-mark]")).to_have_count(len(marked))
     expect(page.get_by_role("button", name="Analyse")).to_be_hidden()

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Request, Response, expect
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
+    POLL_MS,
     STEP_TIMEOUT_MS,
     _create_room,
     base_url,
@@ -53,13 +54,13 @@ def visit_main_pages(ctx: BrowserContext, base_url: str, noise: Noise, player: s
     page = noise.watch(ctx.new_page())
     page.goto(base_url + "/")
     expect(page.locator("#start-form")).to_be_visible()
-    page.wait_for_function("() => document.querySelector('#account').children.length > 0")
+    page.wait_for_function("() => document.querySelector('#account').children.length > 0", polling=POLL_MS)
     page.goto(base_url + "/lobby")
     expect(page.locator("#lobby-live")).to_have_text("Live")
     page.goto(f"{base_url}/play/{room_id}")
-    page.wait_for_function("() => window.tabletop && window.tabletop.room")
+    page.wait_for_function("() => window.tabletop && window.tabletop.room", polling=POLL_MS)
     page.goto(f"{base_url}/review/{room_id}")
-    page.wait_for_function("() => window.tabletop && window.tabletop.room")
+    page.wait_for_function("() => window.tabletop && window.tabletop.room", polling=POLL_MS)
     page.goto(f"{base_url}/@/{player}")
     expect(page.locator("#player-title")).to_contain_text(player)
     page.goto(base_url + "/leaderboard/reversi-8-blitz")
@@ -70,7 +71,7 @@ def visit_main_pages(ctx: BrowserContext, base_url: str, noise: Noise, player: s
     page.wait_for_url("**/play/*")
     wait_ready(page)
     page.locator('#board g.sq[data-move="d3"]').click()
-    page.wait_for_function("() => (window.tabletop.room.moves || []).length === 1")
+    page.wait_for_function("() => (window.tabletop.room.moves || []).length === 1", polling=POLL_MS)
     page.close()
 
 
@@ -124,7 +125,7 @@ def test_an_invite_link_opened_after_both_seats_are_taken_logs_no_refusal(browse
         late, noise = contexts[1].new_page(), Noise()
         noise.watch(late)
         late.goto(invite)
-        late.wait_for_function("() => window.tabletop && window.tabletop.room")
+        late.wait_for_function("() => window.tabletop && window.tabletop.room", polling=POLL_MS)
         expect(late.locator("#message")).to_have_text("Both seats are taken, so you are watching this game.")
         assert noise.found == []
     finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from playwright.sync_api import Page
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
+    POLL_MS,
     base_url,
     browser,
     context,
@@ -43,7 +44,7 @@ def test_the_page_leaves_out_events_it_holds_and_fetches_the_state_after_a_gap(p
     assert room(page)["moves"] == ["b2"] and room(page)["version"] == version
     with page.expect_request(lambda r: r.url.endswith(f"/api/rooms/{room_id}") and r.method == "GET"):
         _deliver(page, version + 2, "c3")  # version + 1 never came
-    page.wait_for_function(f"() => window.tabletop.room.version === {version}")
+    page.wait_for_function(f"() => window.tabletop.room.version === {version}", polling=POLL_MS)
     assert room(page)["moves"] == ["b2"], "the event after the gap was not applied"
     assert labels(page)["c3"] == before, "c3 is drawn as it was"
     square(page, "a1").click()  # and the game goes on from the server's state

@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
+    POLL_MS,
     ROOT,
     _create_room,
     base_url,
@@ -65,7 +66,7 @@ def read_record(page: Page, base_url: str, text: str | None = None, upload: Path
 def open_for_review(page: Page) -> dict[str, Any]:
     page.get_by_role("button", name="Review the game").click()
     page.wait_for_url(re.compile(r".*/review/[^/?]+$"))
-    page.wait_for_function("() => window.tabletop && window.tabletop.room")
+    page.wait_for_function("() => window.tabletop && window.tabletop.room", polling=POLL_MS)
     return room(page)
 
 
@@ -99,7 +100,7 @@ def test_each_record_format_opens_for_review_with_its_moves(
     if moves:  # the review page steps through the game
         page.locator("body").click(position={"x": 5, "y": 5})
         page.keyboard.press("Home")
-        page.wait_for_function("() => window.tabletop.view === 0")
+        page.wait_for_function("() => window.tabletop.view === 0", polling=POLL_MS)
 
 
 def test_a_bad_record_shows_the_readers_line_and_column(page: Page, base_url: str) -> None:
@@ -173,7 +174,7 @@ def test_my_games_lists_the_games_of_this_browser_with_opponent_result_and_date(
         keep_shot(page, name)
     older.get_by_role("link", name=re.compile("^Review")).click()
     page.wait_for_url(f"**/review/{done['room']}")
-    page.wait_for_function("() => window.tabletop && window.tabletop.room")
+    page.wait_for_function("() => window.tabletop && window.tabletop.room", polling=POLL_MS)
     assert room(page)["outcome"]["winner"] == "black"
     page.go_back()
     page.locator("#my-games-list li").nth(0).get_by_role("link", name=re.compile("^Resume")).click()
@@ -214,7 +215,7 @@ def test_moves_sound_and_the_mute_toggle_is_kept_after_a_reload(page: Page, base
     toggle = page.locator("#sound-toggle")
     expect(toggle).to_have_attribute("aria-pressed", "false")
     play(page, "b2")
-    page.wait_for_function("() => window.__tones >= 1")
+    page.wait_for_function("() => window.__tones >= 1", polling=POLL_MS)
     toggle.click()
     expect(toggle).to_have_attribute("aria-pressed", "true")
     page.reload()
@@ -230,14 +231,14 @@ def test_moves_sound_and_the_mute_toggle_is_kept_after_a_reload(page: Page, base
     expect(page.locator("#sound-toggle")).to_have_attribute("aria-pressed", "false")
     after_toggle = tones(page)
     play(page, "b1")
-    page.wait_for_function(f"() => window.__tones > {after_toggle}")
+    page.wait_for_function(f"() => window.__tones > {after_toggle}", polling=POLL_MS)
     after_move = tones(page)
     # between two sounds the audio sleeps (a running context keeps the audio device busy), and wakes for the next
-    page.wait_for_function(ASLEEP)
+    page.wait_for_function(ASLEEP, polling=POLL_MS)
     play(page, "c1")  # X's a3-b2-c1: the end of the game has its own three tones after the move's
     expect(page.locator("#result-dialog")).to_be_visible()
-    page.wait_for_function(f"() => window.__tones >= {after_move} + 4")
-    page.wait_for_function(ASLEEP)
+    page.wait_for_function(f"() => window.__tones >= {after_move} + 4", polling=POLL_MS)
+    page.wait_for_function(ASLEEP, polling=POLL_MS)
     assert page.evaluate("() => window.__audio.at(-1).slice(-4)") == ["running", "suspended", "running", "suspended"]
 
 

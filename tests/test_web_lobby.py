@@ -22,6 +22,7 @@ from websockets.sync.client import connect
 
 from tabletop.ratings import DEFAULT, rate_game
 from test_web import (  # noqa: F401  (fixtures are found by name)
+    POLL_MS,
     STEP_TIMEOUT_MS,
     PageErrors,
     base_url,
@@ -166,7 +167,7 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
     for player, move in ((alice, "a1"), (bob, "b1"), (alice, "a2"), (bob, "b2"), (alice, "a3")):
         player.wait_for_function(
             "() => { const r = window.tabletop.room; return r && r.turn && window.tabletop.seat.tokens[r.turn]"
-            " && !window.tabletop.awaitingTurn; }")
+            " && !window.tabletop.awaitingTurn; }", polling=POLL_MS)
         play(player, move)
     result_dialog(alice)
     result_dialog(bob)
@@ -202,7 +203,7 @@ def test_two_players_meet_in_the_lobby_play_a_rated_game_and_a_third_watches_the
         assert review.get_by_role("link", name="Review").get_attribute("href") == f"/review/{game}"
     alice.locator("#player-games tr").first.get_by_role("link", name="Review").click()
     alice.wait_for_url(re.compile(rf".*/review/{game}$"))
-    alice.wait_for_function("() => window.tabletop && window.tabletop.room && window.tabletop.room.outcome")
+    alice.wait_for_function("() => window.tabletop && window.tabletop.room && window.tabletop.room.outcome", polling=POLL_MS)
     assert room(alice)["moves"] == ["a1", "b1", "a2", "b2", "a3"]
     alice.go_back()
     expect(alice.locator(".rating-card")).to_have_count(1)

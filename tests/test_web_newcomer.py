@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
+    POLL_MS,
     STEP_TIMEOUT_MS,
     PageErrors,
     _create_room,
@@ -118,7 +119,7 @@ def test_the_move_list_keeps_every_move_in_view_and_follows_the_latest(page: Pag
     assert top > 0, "the list scrolled down to the latest move"
     page.mouse.move(listed["x"] + listed["width"] / 2, listed["y"] + listed["height"] / 2)
     page.mouse.wheel(0, -2000)
-    page.wait_for_function("() => document.getElementById('move-list').scrollTop === 0")
+    page.wait_for_function("() => document.getElementById('move-list').scrollTop === 0", polling=POLL_MS)
     shot(page, "move-list-40-moves")
 
 
@@ -282,7 +283,7 @@ def test_a_renju_refusal_names_the_foul(page: Page, base_url: str) -> None:
     start_game(page, base_url, "gomoku", "friend", size="15", rule="renju")
     send_moves(page, ["h8", "a1", "i8", "a3", "j9", "a5", "j10", "a7"])
     page.wait_for_function(
-        "() => document.querySelector('#board g.sq[data-move=\"j8\"]').getAttribute('aria-label').includes('forbidden')"
+        "() => document.querySelector('#board g.sq[data-move=\"j8\"]').getAttribute('aria-label').includes('forbidden')", polling=POLL_MS,
     )
     square(page, "j8").click()
     expect(page.locator("#message")).to_contain_text("j8 is forbidden for Black (double-three)")
@@ -372,7 +373,7 @@ def test_an_online_clock_waits_for_the_opponent_to_join(page: Page, base_url: st
 
         assert json.loads(response.read())["clocks"]["black"] == 300
     join(base_url, room_id, page.locator("#invite-url").input_value())
-    page.wait_for_function("() => window.tabletop.room.seats.white.taken")
+    page.wait_for_function("() => window.tabletop.room.seats.white.taken", polling=POLL_MS)
     expect(page.locator("#player-white .kind")).not_to_contain_text("not joined")
     page.wait_for_timeout(1100)
     # online, each side's clock starts with its first move

@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
+    POLL_MS,
     ROOT,
     STEP_TIMEOUT_MS,
     PageErrors,
@@ -135,7 +136,7 @@ def test_a_click_while_the_players_move_is_on_its_way_says_it_is_the_computers_t
     page: Page, base_url: str
 ) -> None:
     start_game(page, base_url, "reversi", "computer", level="3", **{"as": "black"})
-    page.wait_for_function("() => (window.tabletop.room.legal || []).includes('d3')")
+    page.wait_for_function("() => (window.tabletop.room.legal || []).includes('d3')", polling=POLL_MS)
     # two clicks in one go: the second lands before the server has even seen the first
     page.evaluate(
         "() => { for (const m of ['d3', 'f3']) document.querySelector(`#board g.sq[data-move=\"${m}\"]`)"
@@ -151,7 +152,7 @@ def test_a_finished_games_review_marks_nobody_away(page: Page, base_url: str) ->
         base_url, {"game": "tictactoe", "mode": "local", "moves": ["a1", "b1", "a2", "b2", "a3"]}
     )
     page.goto(f"{base_url}/review/{finished['room']}")
-    page.wait_for_function("() => window.tabletop && window.tabletop.room && window.tabletop.room.outcome")
+    page.wait_for_function("() => window.tabletop && window.tabletop.room && window.tabletop.room.outcome", polling=POLL_MS)
     for color in ("black", "white"):
         expect(page.locator(f"#player-{color} .kind")).not_to_contain_text("away")
 
@@ -183,7 +184,7 @@ def test_the_pasted_record_is_kept_after_back(page: Page, base_url: str) -> None
     expect(page.locator("#import-found")).to_be_visible()
     page.get_by_role("button", name="Review the game").click()
     page.wait_for_url(re.compile(r".*/review/[^/?]+$"))
-    page.wait_for_function("() => window.tabletop && window.tabletop.room")
+    page.wait_for_function("() => window.tabletop && window.tabletop.room", polling=POLL_MS)
     page.go_back()
     page.wait_for_url(base_url + "/")
     expect(page.locator("#import-text")).to_have_value(record)
@@ -204,11 +205,11 @@ def test_the_analysis_box_never_shows_two_notes_that_disagree(page: Page, base_u
     expect(note).to_have_text("The engine has not analysed this game yet.")
     page.get_by_role("button", name="Analyse").click()
     expect(page.locator("#analysis-ply")).not_to_be_empty(timeout=60_000)
-    page.wait_for_function("() => window.tabletop.analysis && window.tabletop.analysis.status === 'done'")
+    page.wait_for_function("() => window.tabletop.analysis && window.tabletop.analysis.status === 'done'", polling=POLL_MS)
     expect(note).to_have_text(re.compile(r"^\d+ blunders?, \d+ mistakes?, \d+ inaccurac(y|ies)$"))
     shot(page, "polish-analysis-done")
     # a move after the analysis: its summary speaks of another game now, and Analyse is offered
     square(page, "c1").click()
-    page.wait_for_function("() => window.tabletop.room.moves.length === 4")
+    page.wait_for_function("() => window.tabletop.room.moves.length === 4", polling=POLL_MS)
     expect(page.get_by_role("button", name="Analyse")).to_be_visible()
     expect(note).to_have_text("The game went on after the analysis: Analyse looks at it again.")

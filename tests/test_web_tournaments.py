@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Error, Page, expect
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
+    POLL_MS,
     STEP_TIMEOUT_MS,
     base_url,
     browser,
@@ -92,7 +93,7 @@ def play_turns(players: list[Page], done: Any, seconds: float = 90) -> set[str]:
                 rooms.add(turn["room"])
                 square(page, turn["legal"][0]).click(timeout=3000)
                 page.wait_for_function(f"() => (window.tabletop.room.moves || []).length > {turn['moves']}",
-                                       timeout=5000)
+                                       timeout=5000, polling=POLL_MS)
             except Error:
                 continue  # the page left for the next game, or the game ended meanwhile
         time.sleep(0.05)
