@@ -78,13 +78,15 @@ test-bytecode: setup
 ## the kernels' tests, run with numba's bounds checking on (an index past an array's end raises
 ## instead of writing over memory), every kernel compiled into a cache folder of its own first.
 ## LLVM's optimisation level 1 there: the checks are numba's own and the same at any level; its compile
-## costs some 20 CPU-s less than level 3's (142 against 162), the tests about 2 more (level 0 caches nothing)
+## costs some 20 CPU-s less than level 3's (142 against 162), the tests about 2 more (level 0 caches nothing).
+## The tests run in one process: it runs beside the other tests, and two workers cost some 10-15 CPU-s more
+## (each collects the files and loads the kernels; 36-42 CPU-s against 26-27)
 BOUNDS_TESTS := tests/test_kernel_bounds.py tests/test_vcf.py tests/test_vct.py tests/test_threats_budget.py \
 	tests/test_gomoku_search.py tests/test_gomoku_forbidden_kernel.py tests/test_envs_vector.py
 BOUNDS_ENV := NUMBA_OPT=1 NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/build/numba-boundscheck TABLETOP_BOUNDSCHECK=1
 bounds: $(STAMP)
 	$(BOUNDS_ENV) $(BIN)/python -m tabletop.cli.warmup
-	$(BOUNDS_ENV) TABLETOP_TEST_WARM_UP=0 $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile $(BOUNDS_TESTS)
+	$(BOUNDS_ENV) TABLETOP_TEST_WARM_UP=0 $(BIN)/pytest -q -p no:cacheprovider $(BOUNDS_TESTS)
 
 ## make test: install the packages and what the tests need, then the linters, the type check, the
 ## setup's kernel compile followed by the tests, and the bounds-checked pass side by side (each
