@@ -19,6 +19,12 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# argon2's cheapest parameters for the accounts of this run, its in-process servers and the servers it
+# starts (they inherit the environment): the tests sign up and in some hundreds of times, about 0.3 CPU-s
+# each at the recommended parameters.  test_accounts checks that the recommended ones are the default and
+# signs up and in with them.
+os.environ.setdefault("TABLETOP_PASSWORD_HASH", "cheapest")
+
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 

@@ -4,13 +4,18 @@ sign-in limits, one answer for a wrong password and an unknown name, the one err
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from argon2 import PasswordHasher, profiles
 from fastapi.testclient import TestClient
 
+from tabletop.server import accounts
 from tabletop.server.accounts import AccountError, AttemptLimiter, check_name, check_password
 from tabletop.server.app import create_app
 from tabletop.server.settings import Settings
@@ -58,6 +63,36 @@ def test_the_password_is_stored_as_an_argon2_hash_and_the_session_as_a_sha256(cl
         session = conn.execute(sa.text("select token_hash from sessions")).scalar()
     assert stored.startswith("$argon2id$") and PASSWORD not in stored
     assert len(session) == 64 and session != client.cookies.get("tabletop_session")
+
+
+def test_passwords_are_hashed_at_argon2s_recommended_parameters_unless_the_environment_names_another() -> None:
+    show = ("from tabletop.server.accounts import _hasher as h;"
+            " print(h.time_cost, h.memory_cost, h.parallelism, h.hash_len, h.salt_len)")
+    env = {k: v for k, v in os.environ.items() if k != accounts.PASSWORD_HASH_VARIABLE}
+    recommended = profiles.RFC_9106_LOW_MEMORY
+    for profile, expected in ((None, recommended), ("recommended", recommended), ("cheapest", profiles.CHEAPEST)):
+        if profile is not None:
+            env[accounts.PASSWORD_HASH_VARIABLE] = profile
+        out = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True, check=True)
+        assert out.stdout.split() == [str(v) for v in (expected.time_cost, expected.memory_cost, expected.parallelism,
+                                                      expected.hash_len, expected.salt_len)], profile
+    assert (recommended.time_cost, recommended.memory_cost, recommended.parallelism) == (3, 64 * 1024, 4)
+    assert recommended == profiles.get_default_parameters()  # argon2-cffi's own default
+    with pytest.raises(ValueError, match="TABLETOP_PASSWORD_HASH='md5': use one of recommended, cheapest"):
+        accounts.password_hasher("md5")
+
+
+def test_sign_up_and_in_work_at_the_recommended_parameters(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(accounts, "_hasher", accounts.password_hasher("recommended"))
+    sign_up(client, "carol")
+    engine = client.app.state.hub.store.engine  # type: ignore[attr-defined]
+    with engine.connect() as conn:
+        stored = conn.execute(sa.text("select password_hash from players")).scalar()
+    assert stored.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+    assert PasswordHasher().verify(stored, PASSWORD)
+    client.cookies.clear()
+    assert client.post("/api/session", json={"name": "carol", "password": PASSWORD}).status_code == 200
+    assert client.post("/api/session", json={"name": "carol", "password": "not the password"}).status_code == 401
 
 
 def test_names_are_unique_regardless_of_case(client: TestClient) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import re
 import secrets
 import time
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from argon2 import PasswordHasher
+from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.engine import Connection
 from zxcvbn import zxcvbn
@@ -41,10 +42,13 @@ __all__ = [
     "MAX_PASSWORD",
     "MIN_PASSWORD",
     "NAME_RULE",
+    "PASSWORD_HASH_PROFILES",
+    "PASSWORD_HASH_VARIABLE",
     "PASSWORD_RULE",
     "Player",
     "check_name",
     "check_password",
+    "password_hasher",
 ]
 
 NAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
@@ -60,7 +64,25 @@ MIN_STRENGTH = 3
 # guess is hard to guess, and the check stays under a tenth of a second
 STRENGTH_CHECKED = 40
 SESSION_SECONDS = 30 * 24 * 3600
-_hasher = PasswordHasher()  # argon2id with the library's current recommended parameters
+# argon2id's parameters, from the environment variable PASSWORD_HASH_VARIABLE: "recommended" (the
+# default) is RFC 9106's second recommendation, argon2-cffi's default (3 passes over 64 MiB in 4 lanes,
+# some 0.3 CPU-s a hash or a check); "cheapest" is the library's minimum (8 KiB, one pass), for test runs only, which sign
+# up and in some hundreds of times (as Django's test settings swap in a fast hasher).  A hash records
+# its own parameters, so either checks the other's.
+PASSWORD_HASH_VARIABLE = "TABLETOP_PASSWORD_HASH"
+PASSWORD_HASH_PROFILES = {"recommended": profiles.RFC_9106_LOW_MEMORY, "cheapest": profiles.CHEAPEST}
+
+
+def password_hasher(profile: str | None = None) -> PasswordHasher:
+    """The hasher of ``profile`` (see above; the environment's when ``None``).  Raises
+    ``ValueError`` naming the variable for a profile it does not know."""
+    name = os.environ.get(PASSWORD_HASH_VARIABLE, "recommended") if profile is None else profile
+    if name not in PASSWORD_HASH_PROFILES:
+        raise ValueError(f"{PASSWORD_HASH_VARIABLE}={name!r}: use one of {', '.join(PASSWORD_HASH_PROFILES)}")
+    return PasswordHasher.from_parameters(PASSWORD_HASH_PROFILES[name])
+
+
+_hasher = password_hasher()
 
 
 @functools.cache
