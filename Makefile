@@ -59,12 +59,13 @@ typecheck: $(STAMP)
 	$(BIN)/mypy src
 
 ## most tests wait on servers, browsers and subprocesses rather than compute: four workers keep
-## two cores busy. The kernels' own tests run in the bounds-checked pass below instead.
+## two cores busy. The kernels' own tests run in the bounds-checked pass below instead. The files go out in
+## conftest.py's order, the longest first (xdist would sort them by their number of tests).
 ## TABLETOP_TEST_WARM_UP=0: setup has just filled numba's cache; the suite's own warm-up (tests/conftest.py)
 ## would only load every kernel once more (seconds of processor time)
 WORKERS ?= 4
 unit: test-bytecode
-	TABLETOP_TEST_WARM_UP=0 $(BIN)/pytest -q -n $(WORKERS) --dist loadfile --durations=10 \
+	TABLETOP_TEST_WARM_UP=0 $(BIN)/pytest -q -n $(WORKERS) --dist loadfile --no-loadscope-reorder --durations=10 \
 	  $(addprefix --ignore=,$(BOUNDS_TESTS))
 
 ## pytest rewrites the asserts of each test file it imports, and writes the result beside it (make's commands
