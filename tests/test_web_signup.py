@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import secrets
 
+import httpx
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Route, expect
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
     STEP_TIMEOUT_MS,
@@ -64,3 +65,33 @@ def test_sign_up_states_the_rules_and_refuses_a_common_password_saying_why(
         assert errors.errors == []
     finally:
         ctx.close()
+
+
+def test_a_session_check_that_gets_no_answer_is_asked_again_and_the_page_shows_the_account(
+    browser: Browser, base_url: str
+) -> None:
+    name = f"rita{secrets.token_hex(3)}"
+    client = httpx.Client(base_url=base_url, timeout=30)
+    assert client.post("/api/accounts", json={"name": name, "password": "correct horse battery"}).status_code == 201
+    ctx = browser.new_context()
+    ctx.set_default_timeout(STEP_TIMEOUT_MS)
+    ctx.add_cookies([{"name": "tabletop_session", "value": client.cookies["tabletop_session"], "url": base_url}])
+    asked: list[str] = []
+
+    def first_lost(route: Route) -> None:
+        asked.append(route.request.method)
+        if len(asked) == 1:
+            route.abort("connectionreset")  # the first answer never comes
+        else:
+            route.continue_()
+
+    try:
+        ctx.route("**/api/session", first_lost)
+        page = ctx.new_page()
+        page.goto(base_url + "/lobby")
+        expect(page.locator("#account-name")).to_have_text(name)
+        expect(page.get_by_role("link", name="Tournaments")).to_be_visible()
+        assert asked[:2] == ["GET", "GET"]
+    finally:
+        ctx.close()
+        client.close()

@@ -5,7 +5,7 @@
 // possible: every other screen works signed out.
 
 import { $, link } from "/web/dom.js";
-import { api } from "/web/net.js";
+import { api, ApiError } from "/web/net.js";
 
 /** The signed-in player as the page knows it; ``ready`` settles once the server answered. */
 export const account = {
@@ -95,13 +95,28 @@ export function initAccount() {
   $("account-form").addEventListener("submit", submit);
   $("account-form").elements.name.addEventListener("input", stateNameRule);
   $("account-close").addEventListener("click", () => $("account-dialog").close());
-  account.ready = api("GET", "/api/session").then(
+  account.ready = askSession(SESSION_TRIES);
+  return account;
+}
+
+// A session check that gets no answer (a dropped connection, a server error) is asked again, after
+// 0.25, 0.5, 1 and 2 s, before the page settles as signed out: one lost request must not hide the
+// player's account, and what goes with it, until the page is loaded again.
+const SESSION_TRIES = 5;
+
+function askSession(tries) {
+  return api("GET", "/api/session").then(
     (me) => setName(me.name || null), // a null name: signed out
-    () => {
-      // a refusal: this server keeps no accounts
-      account.available = false;
-      setName(null);
+    (error) => {
+      if (error instanceof ApiError && error.status === 400) {
+        // the server's refusal: it keeps no accounts
+        account.available = false;
+        setName(null);
+        return undefined;
+      }
+      if (tries <= 1) return setName(null);
+      const wait = 250 * 2 ** (SESSION_TRIES - tries);
+      return new Promise((resolve) => setTimeout(resolve, wait)).then(() => askSession(tries - 1));
     },
   );
-  return account;
 }
