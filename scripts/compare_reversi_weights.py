@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletop.ai.reversi import kernel
-from tabletop.ai.reversi.eval import handmade_weights, load_weights
+from tabletop.ai.reversi.eval import handmade_weights, read_weights
 from tabletop.ai.reversi.search import Searcher
 
 START = ((1 << 28) | (1 << 35), (1 << 27) | (1 << 36))  # (black = mover, white)
@@ -127,16 +127,10 @@ def summarise(pairs: list[tuple[int, int]]) -> dict[str, float]:
 def _table(text: str) -> np.ndarray:
     if text == "handmade":
         return handmade_weights()
-    path = Path(text)
-    if not path.exists():
-        raise SystemExit(f"no such weights file: {text}")
     try:
-        table = load_weights(path)
-    except (OSError, ValueError, KeyError) as exc:
-        raise SystemExit(f"{text}: not a weights file ({exc})") from None
-    if table is None:
-        raise SystemExit(f"{text}: made for another feature layout")
-    return table
+        return read_weights(Path(text))
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:

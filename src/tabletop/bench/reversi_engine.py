@@ -222,17 +222,12 @@ def ffo_figure(tt_mb: float, against: np.ndarray | None = None) -> dict[str, Any
 
 def _reference_weights(path: Path) -> np.ndarray:
     """The table of ``--ffo-against``, or a ValueError naming what is wrong with the file."""
-    from tabletop.ai.reversi.eval import load_weights
+    from tabletop.ai.reversi.eval import read_weights
 
-    if not path.is_file():
-        raise ValueError(f"--ffo-against {path}: no such file")
     try:
-        table = load_weights(path)
-    except (OSError, ValueError, KeyError) as exc:
-        raise ValueError(f"--ffo-against {path}: not a weights table ({exc})") from None
-    if table is None:
-        raise ValueError(f"--ffo-against {path}: a weights table for another feature layout or phase count")
-    return table
+        return read_weights(path)
+    except ValueError as exc:
+        raise ValueError(f"--ffo-against {exc}") from None
 
 
 def _play(a: Any, b: Any, opening: list[int]) -> int:

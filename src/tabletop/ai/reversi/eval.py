@@ -18,7 +18,7 @@ import numpy as np
 
 from tabletop.ai.reversi import kernel
 
-__all__ = ["WEIGHTS_FILE", "default_weights", "handmade_weights", "load_weights", "save_weights"]
+__all__ = ["WEIGHTS_FILE", "default_weights", "handmade_weights", "load_weights", "read_weights", "save_weights"]
 
 WEIGHTS_FILE = Path(__file__).with_name("weights.npz")
 
@@ -85,6 +85,20 @@ def load_weights(path: Path = WEIGHTS_FILE) -> np.ndarray | None:
     if w.ndim != 2 or w.shape[1] != kernel.N_FEATURES or not 1 <= w.shape[0] <= 60 or 60 % w.shape[0]:
         return None
     return np.ascontiguousarray(w)
+
+
+def read_weights(path: Path) -> np.ndarray:
+    """The table in ``path``, or a ``ValueError`` that names the file and what is wrong with it:
+    missing, unreadable, or made for another feature layout or phase count."""
+    if not path.is_file():
+        raise ValueError(f"{path}: no such weights file")
+    try:
+        table = load_weights(path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{path}: not a weights table ({exc})") from None
+    if table is None:
+        raise ValueError(f"{path}: a weights table for another feature layout or phase count")
+    return table
 
 
 @functools.cache
