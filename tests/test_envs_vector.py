@@ -204,3 +204,27 @@ def test_a_games_random_stream_does_not_depend_on_the_batch_size() -> None:
         small.step(a)
         large.step(b)
     assert [small.position_text(i) for i in range(3)] == [large.position_text(i) for i in range(3)]
+
+
+def test_every_game_and_size_runs_one_compiled_version_of_each_kernel() -> None:
+    """The kernels see the same array types whatever the board: one compiled version each, the one
+    ``make setup`` compiles, so no size compiles anything at its first use.  Sizes whose number of
+    actions is and is not a whole number of 8-byte words (a mask view that is or is not contiguous)."""
+    from tabletop.envs import vector
+
+    configs: list[tuple[str, dict[str, object]]] = [
+        ("reversi", {"size": 8}), ("reversi", {"size": 6}), ("reversi", {"size": 4}), ("tictactoe", {}),
+        ("gomoku", {"size": 15}), ("gomoku", {"size": 16}), ("gomoku", {"size": 20, "rule": "caro"}),
+        ("gomoku", {"size": 12}),
+    ]
+    layouts = set()
+    for game, options in configs:
+        env = VectorEnv(game, num_envs=3, seed=1, **options)
+        _, info = env.reset(seed=1)
+        layouts.add(info["action_mask"].flags.c_contiguous)
+        for _ in range(4):
+            env.step(env.random_actions())
+    assert layouts == {True, False}  # the callers' masks: both layouts among these sizes
+    kernels = [vector._reversi_reset, vector._reversi_step, vector._reversi_random_actions,
+               vector._mnk_reset, vector._mnk_step, vector._mnk_random_actions]
+    assert {k.__name__: len(k.signatures) for k in kernels} == {k.__name__: 1 for k in kernels}

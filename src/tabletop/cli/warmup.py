@@ -18,7 +18,8 @@ __all__ = ["warm_up_all", "warm_up_envs"]
 
 
 def warm_up_envs() -> None:
-    """Reset and step each batched environment (every game and Reversi size it offers)."""
+    """Reset and step each batched environment (every game and Reversi size it offers), also with its
+    own random legal actions."""
     from tabletop.envs.vector import VectorEnv
 
     configs: list[tuple[str, dict[str, object]]] = [
@@ -34,6 +35,7 @@ def warm_up_envs() -> None:
             mask = info["action_mask"]
             actions = np.array([int(rng.choice(np.flatnonzero(row))) for row in mask], dtype=np.int64)
             obs, _, _, _, info = env.step(actions)
+        env.step(env.random_actions())
 
 
 def _part(name: str) -> tuple[str, float]:

@@ -427,7 +427,10 @@ class VectorEnv:
         self.observation_shape = (self.height, self.width, 2)
         self._obs = np.zeros((n, *self.observation_shape), dtype=np.int8)
         self._flat_obs = self._obs.reshape(n, -1)  # the same memory
-        # each game's mask row is padded to whole 8-byte words, which the 8x8 Reversi kernel writes at once
+        # each game's mask row is padded to whole 8-byte words, which the 8x8 Reversi kernel writes at once.
+        # The kernels get the padded rows (C-contiguous whatever the size; they write only the first
+        # n_actions columns), the caller the view of those columns: one compiled version of each kernel
+        # for every game and size, which make setup compiles (a view's layout depends on the size)
         padded = -(-self.n_actions // 8) * 8
         self._mask_rows = np.zeros((n, padded), dtype=np.bool_)
         self._mask = self._mask_rows[:, : self.n_actions]
@@ -467,9 +470,9 @@ class VectorEnv:
             self._seed(seed)
         if self.game == "reversi":
             _reversi_reset(self._p, self._o, self._turn, self._legal, self._start_p, self._start_o, self._inside,
-                           self.width, self._obs, self._mask, self._obs_words, self._mask_words)
+                           self.width, self._obs, self._mask_rows, self._obs_words, self._mask_words)
         else:
-            _mnk_reset(self._cells, self._turn, self._stones, self.width, self._flat_obs, self._mask)
+            _mnk_reset(self._cells, self._turn, self._stones, self.width, self._flat_obs, self._mask_rows)
         self._illegal[:] = False
         self._disc_difference[:] = 0
         self._started = True
@@ -491,11 +494,11 @@ class VectorEnv:
             acts = acts.astype(np.int64)
         if self.game == "reversi":
             bad = _reversi_step(self._p, self._o, self._turn, self._legal, acts, self._start_p, self._start_o,
-                                self._inside, self.width, self._obs, self._mask, self._reward, self._terminated,
+                                self._inside, self.width, self._obs, self._mask_rows, self._reward, self._terminated,
                                 self._illegal, self._disc_difference, self._obs_words, self._mask_words)
         else:
             bad = _mnk_step(self._cells, self._turn, self._stones, acts, self.width, self.height, self.k,
-                            self._rule, self._flat_obs, self._mask, self._reward, self._terminated, self._illegal)
+                            self._rule, self._flat_obs, self._mask_rows, self._reward, self._terminated, self._illegal)
         if bad >= 0:
             raise ValueError(f"action {int(acts[bad])} of game {bad} is not an action id (0..{self.n_actions - 1})")
         return self._obs, self._reward, self._terminated, self._truncated, self._info()
