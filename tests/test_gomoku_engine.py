@@ -66,8 +66,14 @@ def test_the_kernels_put_and_take_keep_the_arrays_as_play_and_undo_do(rule: str)
         snapshots.append([getattr(pos, a).copy() for a in arrays])
         K.put(board, box, keys, 0, p, twin.turn, saved[ply])
         twin.play(p)
+        # put updates the empty points only (the kernels read no other): a stone's point keeps what
+        # it had when the stone was put, where play keeps every point
+        empty = twin.cells == P.EMPTY
         for a in arrays:
-            assert np.array_equal(getattr(pos, a), getattr(twin, a)), (ply, a)
+            mine, theirs = getattr(pos, a), getattr(twin, a)
+            if a in ("pat", "codes", "pscore"):
+                mine, theirs = mine[:, empty], theirs[:, empty]
+            assert np.array_equal(mine, theirs), (ply, a)
     for ply in range(59, -1, -1):
         K.take(board, box, twin.history[-1], saved[ply])
         twin.undo()

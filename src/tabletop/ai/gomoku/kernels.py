@@ -116,11 +116,18 @@ def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int
     """Put a ``color`` stone on ``p`` (as :func:`tabletop.ai.gomoku.patterns.make_move` does),
     saving in ``saved`` what :func:`take` restores; returns the new hash.
 
-    The engine's hottest code: one flat loop over the 32 points of the stone's lines, with no
-    call but :func:`~tabletop.ai.gomoku.patterns.point_score` where a pattern changed (a call
-    passing the arrays costs as much as the loop's work on a point).  ``saved`` holds four
-    entries a point (the patterns and scores of both colours), then the totals, the box and
-    the hash."""
+    The engine's hottest code: one flat loop over the empty points of the stone's lines, with no
+    call (a call passing the arrays costs as much as the loop's work on a point): a changed
+    pattern's point score is read from :data:`~tabletop.ai.gomoku.patterns.POINT_SCORES` by the
+    point's new evaluation code.  ``saved`` holds four entries a point (the patterns and scores of
+    both colours), then the totals, the box and the hash.
+
+    Only empty points are updated.  The kernels read the codes, patterns and scores of empty
+    points only, and take back stones in the reverse order: a stone's point keeps what it had when
+    the stone was put (stale while it stands) until the stone is taken back, and then the points
+    around it are what they were.  :meth:`Position.play` keeps every point (its boards are
+    compared with a fresh one's); a kernel's line of play leaves the arrays exactly as it found
+    them."""
     cells, pat, codes, pscore, total, near, tables, kinds, dirs, dfours, stride, renju, stack, weights = B
     for j in range(4):
         saved[128 + j] = total[j]
@@ -142,25 +149,24 @@ def put(B: tuple, box: np.ndarray, zkeys: np.ndarray, h: int, p: int, color: int
         step = dirs[d]
         for i in range(8):
             q = p + P.LINE_OFFSETS[i] * step
-            if cells[q] == P.WALL:
-                continue
+            if cells[q] != P.EMPTY:
+                continue  # a wall, or a stone: see below
             at = 4 * (8 * d + i)
-            empty = cells[q] == P.EMPTY
             w = P.LINE_WEIGHTS[i]
             for c in range(2):
                 code = codes[c, q, d] + w * (own if c == 0 else other)
                 codes[c, q, d] = code
                 t = tables[kinds[c], code]
-                saved[at + c] = pat[c, q, d]
+                was = pat[c, q, d]
+                saved[at + c] = was
                 saved[at + 2 + c] = pscore[c, q]
-                if pat[c, q, d] != t:
-                    if empty:
-                        e = P.eval_code(pat, c, q)
-                        e2 = e + (t - pat[c, q, d]) * P.EVAL_DIGIT[d]
-                        total[2 * c] += weights[c, 0, e2] - weights[c, 0, e]
-                        total[2 * c + 1] += weights[c, 1, e2] - weights[c, 1, e]
+                if was != t:
+                    e = P.eval_code(pat, c, q)
+                    e2 = e + (t - was) * P.EVAL_DIGIT[d]
+                    total[2 * c] += weights[c, 0, e2] - weights[c, 0, e]
+                    total[2 * c + 1] += weights[c, 1, e2] - weights[c, 1, e]
                     pat[c, q, d] = t
-                    pscore[c, q] = P.point_score(pat, c, q)
+                    pscore[c, q] = P.POINT_SCORES[e2]
     for dr in range(-2, 3):
         base = p + dr * stride
         for dc in range(-2, 3):
@@ -179,8 +185,8 @@ def take(B: tuple, box: np.ndarray, p: int, saved: np.ndarray) -> int:  # type: 
         step = dirs[d]
         for i in range(8):
             q = p + P.LINE_OFFSETS[i] * step
-            if cells[q] == P.WALL:
-                continue
+            if cells[q] != P.EMPTY:
+                continue  # the points put skipped: the same stones stand as when it ran
             at = 4 * (8 * d + i)
             w = P.LINE_WEIGHTS[i]
             codes[0, q, d] -= w * own

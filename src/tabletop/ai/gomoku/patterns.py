@@ -212,25 +212,28 @@ def _window_codes(cells: np.ndarray, p: int, d: int) -> tuple[int, int]:
     return black, white
 
 
+def _point_scores() -> np.ndarray:
+    """:func:`point_score` of every :func:`eval_code`: the sum of a point's four line patterns' values
+    plus a bonus for two threats at once (two fours, a four and an open three: 2,500; two open
+    threes: 1,200)."""
+    digits = (np.arange(EVAL_CODES)[:, None] // EVAL_DIGIT) % 9
+    fours = ((digits >= BLOCK4) & (digits <= FLEX4)).sum(axis=1)
+    threes = (digits == FLEX3).sum(axis=1)
+    bonus = np.where((fours >= 2) | ((fours == 1) & (threes >= 1)), 2500, np.where(threes >= 2, 1200, 0))
+    scores: np.ndarray = (PATTERN_VALUE[digits].sum(axis=1) + bonus).astype(np.int32)
+    return scores
+
+
+# a point's score by its eval_code: the kernels that change one of a point's patterns hold its new
+# code already, and one look-up replaces a call and its loop over the four lines
+POINT_SCORES = _point_scores()
+
+
 @njit_plain(cache=True)
 def point_score(pat: np.ndarray, c: int, p: int) -> int:
-    """What playing ``p`` is worth to colour index ``c`` (0 Black, 1 White):
-    the sum of its line patterns plus a bonus for two threats at once."""
-    s = 0
-    fours = 0
-    threes = 0
-    for d in range(4):
-        t = pat[c, p, d]
-        s += PATTERN_VALUE[t]
-        if BLOCK4 <= t <= FLEX4:
-            fours += 1
-        elif t == FLEX3:
-            threes += 1
-    if fours >= 2 or (fours == 1 and threes >= 1):
-        s += 2500
-    elif threes >= 2:
-        s += 1200
-    return s
+    """What playing ``p`` is worth to colour index ``c`` (0 Black, 1 White), from its four line
+    patterns (:data:`POINT_SCORES`)."""
+    return int(POINT_SCORES[eval_code(pat, c, p)])
 
 
 @njit_plain(cache=True)
