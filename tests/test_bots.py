@@ -355,3 +355,64 @@ def test_tabletop_bot_takes_a_token_beginning_with_a_dash_or_from_the_environmen
     assert given == ["-Xq_9", "--dash", "-from-env"]
     with pytest.raises(SystemExit):  # a missing value is still argparse's error, not the next option
         main(["bot", *server, "--token", "--engine", "gomocup:x"])
+
+
+def test_a_move_refused_as_one_frame_too_many_is_sent_again_once_the_second_has_passed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server takes at most so many frames a second from a connection (``--frame-rate``) and answers
+    a move beyond them with ``rate_limited``: two quick engines playing each other reach it.  The bot's
+    game sends the move again, same number, after RATE_WAIT, rather than wait for a turn that never
+    comes until its clock runs out."""
+    from tabletop.cli import bot as tabletop_bot
+
+    monkeypatch.setattr(tabletop_bot, "RATE_WAIT", 0.2)
+    state = {"game": "tictactoe", "options": {}, "start_position": None, "moves": [], "turn": "black",
+             "legal": ["a1", "b2"], "outcome": None}
+    reads: list[float] = []
+
+    class FakeBot:
+        seconds = 1.0
+
+        def get(self, path: str) -> dict[str, Any]:
+            assert path == "/api/rooms/r1"
+            reads.append(time.monotonic())
+            return state
+
+    class FakeEngine:
+        def choose(self, board: Any, limit: Any) -> str:
+            return "b2"
+
+    class FakeSocket:
+        def __init__(self) -> None:
+            self.sent: list[tuple[float, dict[str, Any]]] = []
+            self.inbox: list[dict[str, Any]] = []
+            self.idle = 0
+
+        def send(self, text: str) -> None:
+            frame = json.loads(text)
+            self.sent.append((time.monotonic(), frame))
+            if frame["type"] != "move":
+                return
+            if len([f for _, f in self.sent if f["type"] == "move"]) == 1:
+                self.inbox.append({"type": "error", "code": "rate_limited", "message": "at most 20 frames a second",
+                                   "seq": frame["seq"]})
+            else:
+                self.inbox += [{"type": "ack", "seq": frame["seq"]},
+                               {"type": "event", "event": {"kind": "game_ended", "outcome": {"winner": None}}}]
+
+        def recv(self, timeout: float) -> str:
+            if not self.inbox:
+                self.idle += 1
+                assert self.idle < 5, f"the bot sent nothing more; it sent {[f for _, f in self.sent]}"
+                raise TimeoutError
+            return json.dumps(self.inbox.pop(0))
+
+    game = tabletop_bot.Game(FakeBot(), "r1", "black", "seat-token")  # type: ignore[arg-type]
+    game.player = FakeEngine()
+    ws = FakeSocket()
+    game._serve(ws)
+    moves = [(at, f) for at, f in ws.sent if f["type"] == "move"]
+    assert [f for _, f in moves] == [{"type": "move", "move": "b2", "seq": 1}] * 2
+    assert moves[1][0] - moves[0][0] >= 0.2
+    assert len(reads) == 2 and game.done.is_set()  # the room read again before the move went again

@@ -177,6 +177,9 @@ def test_two_people_in_the_browser_and_two_bots_play_an_arena_whose_standings_ra
             state = looker.get(f"/api/rooms/{g['room']}").json()
             winner = state["outcome"]["winner"]
             assert {"black": "1-0", "white": "0-1", None: "1/2-1/2"}[winner] == g["result"], (g, state["outcome"])
+            # quick games on a minute's clock: a game lost on time is a side that stopped moving (a bot's
+            # move refused as a frame too many and never sent again)
+            assert state["outcome"]["reason"] != "time", (g, state["outcome"])
             assert (state["players"]["black"]["name"], state["players"]["white"]["name"]) == (g["black"], g["white"])
             record = looker.get(f"/api/rooms/{g['room']}/record", params={"format": "transcript"}).text
             assert record.split() == state["moves"], (record, state["moves"])

@@ -39,6 +39,7 @@ ENGINE_TRIES = 3  # an engine failing this many times in a row on one game resig
 STREAM_SILENCE = 30.0  # seconds without a line (the server sends one every 10) before the stream is dropped
 IDLE_ENGINES = 2  # engines of finished games kept running for the next ones
 ENGINE_BACK_WAIT = 3.0  # seconds a new game waits for the engine of a game that has just ended
+RATE_WAIT = 1.1  # seconds before a move the server refused as a frame too many this second is sent again
 WARM_UP_SECONDS = 30.0  # the most an engine may take to load and answer its first, empty, position
 WARM_UP_GAMES = {"nboard": "reversi", "gomocup": "gomoku"}  # the usual game of each kind of engine
 TOKEN_VARIABLE = "TABLETOP_BOT_TOKEN"
@@ -99,6 +100,7 @@ class Game:
         self.done = threading.Event()
         self.player: Any = None
         self.engine_failures = 0  # in a row
+        self.sent_seq: int | None = None  # the number of the last move sent
         self.thread = threading.Thread(target=self._run, name=f"game {room}", daemon=True)
 
     def new_token(self, token: str) -> None:
@@ -126,30 +128,43 @@ class Game:
 
         self.token_changed.clear()
         with connect(self.bot.ws_url(f"/api/rooms/{self.room}/ws"), open_timeout=10) as ws:
-            ws.send(json.dumps({"type": "hello", "token": self.token}))
-            self._think(ws)  # the room as it is now (a move may be due)
-            while not self.done.is_set():
-                if self.token_changed.is_set():
-                    return  # reconnect with the new token
-                try:
-                    text = ws.recv(timeout=1.0)
-                except TimeoutError:
-                    continue
-                frame = json.loads(text)
-                kind = frame.get("type")
-                if kind == "error" and frame.get("code") == "bad_token":
-                    self.token_changed.wait(STREAM_SILENCE)  # the stream sends a new one after its reconnection
+            self._serve(ws)
+
+    def _serve(self, ws: Any) -> None:
+        """Say hello on the room's socket ``ws``, then play each turn its frames announce, until the
+        game ends or the token changes."""
+        ws.send(json.dumps({"type": "hello", "token": self.token}))
+        self._think(ws)  # the room as it is now (a move may be due)
+        while not self.done.is_set():
+            if self.token_changed.is_set():
+                return  # reconnect with the new token
+            try:
+                text = ws.recv(timeout=1.0)
+            except TimeoutError:
+                continue
+            frame = json.loads(text)
+            kind = frame.get("type")
+            if kind == "error" and frame.get("code") == "bad_token":
+                self.token_changed.wait(STREAM_SILENCE)  # the stream sends a new one after its reconnection
+                return
+            if kind == "error" and frame.get("code") == "rate_limited" and frame.get("seq") == self.sent_seq:
+                # the server takes so many frames a second from a connection (a quick engine against
+                # another reaches it) and drops the move: once the second has passed, the move is
+                # chosen and sent again, same number, if it is still due
+                if self.done.wait(RATE_WAIT):
                     return
-                if kind != "event":
-                    continue
-                event = frame["event"]
-                if event.get("kind") == "game_ended":
-                    self.done.set()
-                elif event.get("kind") in ("takeback_requested", "draw_offered") and event.get("color") != self.color:
-                    answer = "takeback" if event["kind"] == "takeback_requested" else "draw"
-                    ws.send(json.dumps({"type": answer, "accept": False}))
-                elif event.get("kind") in ("turn_changed", "move_undone", "colors_chosen"):
-                    self._think(ws)
+                self._think(ws)
+                continue
+            if kind != "event":
+                continue
+            event = frame["event"]
+            if event.get("kind") == "game_ended":
+                self.done.set()
+            elif event.get("kind") in ("takeback_requested", "draw_offered") and event.get("color") != self.color:
+                answer = "takeback" if event["kind"] == "takeback_requested" else "draw"
+                ws.send(json.dumps({"type": answer, "accept": False}))
+            elif event.get("kind") in ("turn_changed", "move_undone", "colors_chosen"):
+                self._think(ws)
 
     def _new_engine(self) -> None:
         """Replace the engine's process by a fresh one.  After a failed move (no answer in time, an
@@ -183,7 +198,8 @@ class Game:
                 ws.send(json.dumps({"type": "resign"}))
             raise
         self.engine_failures = 0
-        ws.send(json.dumps({"type": "move", "move": str(move), "seq": len(state["moves"]) + 1}))
+        self.sent_seq = len(state["moves"]) + 1
+        ws.send(json.dumps({"type": "move", "move": str(move), "seq": self.sent_seq}))
 
 
 class Bot:
