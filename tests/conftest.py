@@ -82,13 +82,11 @@ def load_script() -> Callable[[str], ModuleType]:
 # four workers a long file that starts last leaves the other workers' cores idle at the end of the run
 # (longest processing time first).  xdist orders the files by their number of tests instead unless it
 # is given --no-loadscope-reorder, as `make test` does: the single-test files, some of the longest, then
-# came last.  The arena end to end comes first: it plays six timed games whatever the machine's speed
-# (145 s on a machine where openapi took 71 s), so on a fast machine it is the longest.
-LONG_FILES = ("test_tournament_e2e.py", "test_openapi.py", "test_web.py", "test_web_newcomer.py",
-              "test_reversi_train.py", "test_gomocup.py", "test_tournaments_scaleout.py", "test_lowest_bounds.py",
-              "test_lobby_scaleout.py", "test_failover.py", "test_web_lobby.py", "test_web_import.py", "test_lobby.py",
-              "test_analysis.py", "test_engine_startup.py", "test_backup.py", "test_web_analysis.py",
-              "test_reversi42.py")
+# came last.
+LONG_FILES = ("test_openapi.py", "test_web.py", "test_web_newcomer.py", "test_reversi_train.py", "test_gomocup.py",
+              "test_tournaments_scaleout.py", "test_lowest_bounds.py", "test_lobby_scaleout.py", "test_failover.py",
+              "test_web_lobby.py", "test_web_import.py", "test_lobby.py", "test_analysis.py", "test_engine_startup.py",
+              "test_backup.py", "test_web_analysis.py", "test_tournament_e2e.py", "test_reversi42.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
