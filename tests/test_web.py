@@ -372,6 +372,50 @@ def wait_ready(page: Page) -> None:
     expect(page.locator("#connection")).to_have_text("Connected")
 
 
+# A slow link for one page, set at run time through ``window.__slow``: each socket frame is handed
+# to the page ``socket`` ms after it came, in order, and the answer to a GET of a room's state
+# ``get`` ms after it came.  ``pending`` counts what is held back.  Either lets one channel's
+# news overtake the other's, as it does on a loaded machine or a poor network.
+SLOW_LINKS = """
+(() => {
+  const slow = { socket: 0, get: 0, pending: 0 };
+  window.__slow = slow;
+  const hold = (ms) => new Promise((done) => setTimeout(done, ms));
+  const plainFetch = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const response = await plainFetch(input, init);
+    const url = new URL(typeof input === "string" ? input : input.url, location.href);
+    const method = ((init && init.method) || "GET").toUpperCase();
+    if (slow.get && method === "GET" && /^\\/api\\/rooms\\/[^/]+$/.test(url.pathname)) {
+      slow.pending += 1;
+      await hold(slow.get);
+      slow.pending -= 1;
+    }
+    return response;
+  };
+  const listen = WebSocket.prototype.addEventListener;
+  WebSocket.prototype.addEventListener = function (type, listener, options) {
+    if (type !== "message") return listen.call(this, type, listener, options);
+    return listen.call(this, type, (event) => {
+      if (!slow.socket) return listener.call(this, event);
+      slow.pending += 1;
+      setTimeout(() => { slow.pending -= 1; listener.call(this, event); }, slow.socket);
+    }, options);
+  };
+})();
+"""
+
+
+def slow_links(page: Page, *, socket_ms: int = 0, get_ms: int = 0) -> None:
+    """Slow one channel of a page that has ``SLOW_LINKS`` as an init script (0: not slowed)."""
+    page.evaluate("([s, g]) => { window.__slow.socket = s; window.__slow.get = g; }", [socket_ms, get_ms])
+
+
+def wait_links_idle(page: Page) -> None:
+    """Wait until nothing that ``slow_links`` held back is still on its way."""
+    page.wait_for_function("() => window.__slow.pending === 0", polling=POLL_MS)
+
+
 def room(page: Page) -> dict[str, Any]:
     value = page.evaluate("() => window.tabletop.room")
     assert isinstance(value, dict)
@@ -819,15 +863,21 @@ def test_online_game_between_two_browsers_with_a_spectator_and_a_reload(
             ctx.close()
 
 
+@pytest.mark.own_context  # an init script slows the socket
 def test_swap_opening_lets_black_place_three_stones_then_the_computer_chooses(
     page: Page, base_url: str
 ) -> None:
+    page.add_init_script(SLOW_LINKS)
     start_game(page, base_url, "gomoku", "computer", size="15", rule="freestyle", opening="swap", level="1")
     expect(page.locator("#status")).to_contain_text("Opening (swap): Black places 3 more stones")
     play(page, "h8")
     # the opener places the White stone too
     expect(page.locator("#status")).to_contain_text("next a white stone")
     play(page, "i9")
+    # The socket's frames come late from here on: the state the page asks for after the third
+    # stone already holds the computer's colour choice, so the page drops the socket's later
+    # "colors_chosen" as old news, yet it must still learn which seat is its own now.
+    slow_links(page, socket_ms=1500)
     play(page, "h10")
     assert labels(page)["i9"].startswith("i9, white")
     # the computer holds the White seat and chooses a colour from its evaluation, then the game goes

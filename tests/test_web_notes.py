@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from test_web import (  # noqa: F401  (fixtures are found by name)
+    SLOW_LINKS,
     STEP_TIMEOUT_MS,
     PageErrors,
     _create_room,
@@ -21,7 +22,9 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     play,
     room,
     shot,
+    slow_links,
     start_game,
+    wait_links_idle,
     wait_moves,
     wait_ready,
 )
@@ -71,13 +74,19 @@ def test_the_opponent_leaving_is_told_and_replaces_the_joined_note(browser: Brow
         for ctx in (host_ctx, guest_ctx):
             ctx.set_default_timeout(STEP_TIMEOUT_MS)
         host = errors.watch(host_ctx.new_page())
+        host.add_init_script(SLOW_LINKS)
         start_game(host, base_url, "reversi", "online")
+        # The host's link is slow, its answers to a GET of the room slowest: the state it asks for
+        # when told the guest joined is answered while the guest is here, and handed over after
+        # the socket said that the guest left.
+        slow_links(host, socket_ms=1500, get_ms=4000)
         guest = errors.watch(guest_ctx.new_page())
         guest.goto(host.locator("#invite-url").input_value())
         wait_ready(guest)
         expect(host.locator("#message")).to_contain_text("Your opponent has joined")
         guest.close()
         expect(host.locator("#message")).to_contain_text("Your opponent has left: White is away")
+        wait_links_idle(host)
         expect(host.locator("#player-white .kind")).to_contain_text("away")
         shot(host, "note-opponent-left")
         # the note stays while they are away (no timer takes it), and goes when they come back

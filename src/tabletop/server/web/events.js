@@ -31,6 +31,7 @@ export function onFrame(frame) {
       break;
     case "watchers":
       game.watchers = frame.count ?? frame.watchers;
+      game.presenceSeen += 1; // a GET answered meanwhile holds an older word on who is here
       if (frame.away) setAway(frame.away);
       if (frame.seats && game.room && game.room.seats) {
         for (const [color, connected] of Object.entries(frame.seats)) {

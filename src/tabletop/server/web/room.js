@@ -42,9 +42,28 @@ export function refreshSoon() {
   clearTimeout(game.refreshTimer);
   game.refreshTimer = setTimeout(async () => {
     try {
-      setRoom(await api("GET", `/api/rooms/${encodeURIComponent(game.id)}`));
+      const presence = game.presenceSeen;
+      const state = await api("GET", `/api/rooms/${encodeURIComponent(game.id)}`);
+      if (game.presenceSeen !== presence) {
+        // a "watchers" frame came while the GET was answered: its word on who is here is the newer
+        for (const key of ["watchers", "away"]) delete state[key];
+        for (const [color, seat] of Object.entries(state.seats || {})) {
+          const held = game.room && game.room.seats ? game.room.seats[color] : null;
+          if (seat && typeof seat === "object" && held && typeof held === "object") seat.connected = held.connected;
+        }
+      }
+      const swapped = openingSwapped();
+      setRoom(state);
+      // The answer can overtake the socket's "colors_chosen", which the page then drops as
+      // already held; the seats changed hands and only a new greeting names this page's.
+      if (swapped !== null && openingSwapped() !== swapped && game.conn) game.conn.restart();
     } catch (error) {
       say(error.message);
     }
   }, 30);
+}
+
+function openingSwapped() {
+  const opening = game.room ? game.room.opening : null;
+  return opening ? Boolean(opening.swapped) : null;
 }

@@ -37,6 +37,7 @@ export const game = {
   view: null, // the ply shown while stepping through the game; null follows the game
   history: null, // {key, positions}: the position after every ply, replayed once per move list
   refreshTimer: null,
+  presenceSeen: 0, // "watchers" frames received: who is here, newer than a GET asked before one
   awaitingTurn: false, // between a move_played and the turn_changed or game_ended after it
   sentAt: null, // the number of moves when this page sent a move, until the server plays or refuses it
 };
