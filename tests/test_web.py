@@ -884,6 +884,9 @@ def test_swap_opening_lets_black_place_three_stones_then_the_computer_chooses(
     # on: this page moves next, or after the computer's first move if it kept White
     page.wait_for_function("() => { const o = window.tabletop.room.opening; return o && o.stage === 'done'; }",
                            timeout=60_000, polling=POLL_MS)
+    # the page says that the colours changed hands, whichever channel told it first
+    if room(page)["opening"]["swapped"]:
+        expect(page.locator("#message")).to_contain_text("swap colours")
     state = wait_turn_or_end(page)
     assert state["opening"]["stage"] == "done"
     assert len(my_colors(page)) == 1

@@ -56,7 +56,10 @@ export function refreshSoon() {
       setRoom(state);
       // The answer can overtake the socket's "colors_chosen", which the page then drops as
       // already held; the seats changed hands and only a new greeting names this page's.
-      if (swapped !== null && openingSwapped() !== swapped && game.conn) game.conn.restart();
+      if (swapped !== null && openingSwapped() !== swapped && game.conn) {
+        say("The players swap colours.", 6000, "info");
+        game.conn.restart();
+      }
     } catch (error) {
       say(error.message);
     }
