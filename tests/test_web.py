@@ -894,6 +894,30 @@ def test_swap_opening_lets_black_place_three_stones_then_the_computer_chooses(
     shot(page, "gomoku-swap-opening")
 
 
+_COUNT_SOCKETS = """
+window.__sockets = [];
+const PlainSocket = window.WebSocket;
+window.WebSocket = class extends PlainSocket {
+  constructor(...args) { super(...args); window.__sockets.push(this); }
+};
+"""
+
+
+@pytest.mark.own_context  # an init script counts the sockets
+def test_a_restart_while_a_reconnect_is_pending_leaves_one_socket_open(page: Page, base_url: str) -> None:
+    # a GET that reveals a colour swap restarts the socket, which may be down and waiting to reconnect
+    page.add_init_script(_COUNT_SOCKETS)
+    start_game(page, base_url, "reversi", "friend", size="8")
+    page.evaluate("() => window.tabletop.conn.drop()")
+    page.wait_for_function("() => window.tabletop.conn.socket === null && window.tabletop.conn.timer !== null",
+                           polling=POLL_MS)
+    page.evaluate("() => window.tabletop.conn.restart()")
+    wait_ready(page)
+    page.wait_for_timeout(1500)  # past the dropped socket's reconnect delay (500 ms)
+    open_sockets = page.evaluate("() => window.__sockets.filter((s) => s.readyState <= 1).length")
+    assert open_sockets == 1
+
+
 # ------------------------------------------------------------------ swap2 at one screen
 def choose(page: Page, button: str) -> None:
     """Click one of the opening's choice buttons and wait until the server took it."""

@@ -179,9 +179,11 @@ export class RoomConnection {
     return true;
   }
 
-  /** Reconnect without "since", so the server sends a full state. */
+  /** Reconnect without "since", so the server sends a full state.  Between a drop and its
+   * reconnect it opens the socket now, in place of the pending reconnect (not beside it). */
   restart() {
     this.opened = false;
+    clearTimeout(this.timer);
     if (this.socket) this.socket.close();
     else this.open();
   }
