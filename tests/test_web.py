@@ -449,6 +449,21 @@ def square(page: Page, name: str) -> Any:
     return page.locator(f'#board g.sq[data-move="{name}"]')
 
 
+def measured_box(page: Page, selector: str) -> dict[str, float]:
+    """The box of the visible element ``selector`` finds.  A redraw replaces the board (and the
+    lists) between Playwright finding an element and measuring it, and a replaced element has no
+    box: wait for the element, measure, and on no box measure the new one, a redraw taking a few
+    milliseconds."""
+    found = page.locator(selector)
+    for _ in range(50):
+        found.wait_for(state="visible")
+        value = found.bounding_box()
+        if value is not None:
+            return dict(value)
+        page.wait_for_timeout(20)
+    raise AssertionError(f"{selector} has no box on the page")
+
+
 def wait_moves(page: Page, moves: str, timeout: float | None = None) -> None:
     """Wait until ``moves`` (a JavaScript test of ``moves``, the room's move list) holds
     and the turn that goes with the last move has arrived too.

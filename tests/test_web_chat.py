@@ -21,6 +21,7 @@ from test_web import (  # noqa: F401
     STEP_TIMEOUT_MS,
     PageErrors,
     browser,
+    measured_box,
     my_colors,
     shot,
     start_game,
@@ -60,9 +61,7 @@ def send(page: Page, text: str) -> None:
 
 
 def box(page: Page, selector: str) -> dict[str, float]:
-    found = page.locator(selector).bounding_box()
-    assert found is not None, selector
-    return dict(found)
+    return measured_box(page, selector)
 
 
 def apart(a: dict[str, Any], b: dict[str, Any]) -> bool:

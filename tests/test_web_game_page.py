@@ -22,6 +22,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     browser,
     context,
     kept_page,
+    measured_box,
     page,
     page_errors,
     play,
@@ -107,14 +108,7 @@ def phone(browser: Browser, page_errors: PageErrors) -> Iterator[Page]:
 
 
 def point_box(page: Page, name: str) -> dict[str, float]:
-    # a redraw replaces the board's points, and a point replaced between finding it and
-    # measuring it has no box: measure again, a redraw taking a few milliseconds
-    for _ in range(50):
-        box = square(page, name).bounding_box()
-        if box is not None:
-            return box
-        page.wait_for_timeout(20)
-    raise AssertionError(f"{name} has no box on the page")
+    return measured_box(page, f'#board g.sq[data-move="{name}"]')
 
 
 def tap(page: Page, name: str) -> None:
@@ -143,8 +137,8 @@ def test_on_a_phone_a_gomoku_stone_is_placed_by_a_second_tap_on_the_same_point(p
     wait_moves(phone, "moves.length === 1")
     assert room(phone)["moves"] == ["j9"] and ghost_on(phone) == []
     # the board runs across the whole screen, its points a finger's width apart, and the names fit
-    board = phone.locator("#board svg").bounding_box()
-    assert board is not None and board["width"] >= 389, board
+    board = measured_box(phone, "#board svg")
+    assert board["width"] >= 389, board
     spacing = point_box(phone, "b8")["x"] - point_box(phone, "a8")["x"]
     assert spacing >= 24, f"{spacing:.1f} CSS px between two points"
     for color in ("black", "white"):

@@ -27,6 +27,7 @@ from test_web import (  # noqa: F401  (fixtures are found by name)
     context,
     kept_page,
     labels,
+    measured_box,
     page,
     page_errors,
     play,
@@ -87,13 +88,9 @@ def send_moves(page: Page, moves: list[str]) -> None:
             ) from None
 
 
-def box(page: Page, selector: str) -> Any:
-    # the board is drawn after the room arrives (and again when it changes): wait until the
-    # element is shown, since a box is only given for a visible one
-    page.locator(selector).wait_for(state="visible")
-    value = page.locator(selector).bounding_box()
-    assert value is not None, f"{selector} is not on the page"
-    return value
+def box(page: Page, selector: str) -> dict[str, float]:
+    # the board is drawn after the room arrives (and again when it changes)
+    return measured_box(page, selector)
 
 
 # 40 Gomoku moves that make no five: columns a, b and c from the bottom, colours alternating
