@@ -216,3 +216,16 @@ def test_openings_a_game_cannot_have_are_one_line(args: list[str], message: str,
     assert main(["match", *args, "--a", "random", "--b", "random", "--games", "2"]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_match_with_more_pairs_than_openings_says_that_they_repeat(capsys: pytest.CaptureFixture[str]) -> None:
+    # 27 pairs from the 26 renju openings: one repeats
+    args = ["match", "gomoku", "--rule", "renju", "--a", "level:1", "--b", "level:1", "--openings", "renju26", "--json"]
+    assert main([*args, "--games", "54"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["games"] == 54
+    assert "27 pairs from 26 distinct openings (renju26): openings repeat" in captured.err
+    assert "--openings random3" in captured.err
+    # one round of them repeats nothing and says nothing
+    assert main([*args, "--games", "52"]) == 0
+    assert capsys.readouterr().err == ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from tabletop.cli import CliError
@@ -88,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         book = openings(args.game, board, (games + 1) // 2, args.seed, args.openings)
     except ValueError as exc:
         raise CliError(f"--openings: {exc}") from None
+    _note_repeats(args.openings, len(set(book)), (games + 1) // 2)
     specs = schedule(args.game, options, args.a, args.b, games, book, args.think)
     log = GameLog(args.log) if args.log else None
     try:
@@ -99,6 +101,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_table(args, report)
     return 0
+
+
+def _note_repeats(kind: str, distinct: int, pairs: int) -> None:
+    """Say on stderr when the pairs outnumber the distinct openings: two engines that search
+    alike replay the same game from a repeated opening, and the Elo interval and a sequential
+    test count each replay as new evidence, so both come out surer than the games allow."""
+    if 1 < distinct < pairs:
+        hint = " (--openings random3 draws a new one for each pair)" if kind != "random3" else ""
+        print(f"tabletop: note: {pairs} pairs from {distinct} distinct openings ({kind}): openings repeat, and "
+              f"games replayed from them count as new evidence{hint}", file=sys.stderr)
 
 
 def _play(specs: list[Any], jobs: int, sprt: Sprt | None, quiet: bool, log: GameLog | None) -> MatchReport:
