@@ -43,8 +43,8 @@ class EngineSettings:
     # when the search scores every move lost, the safety check also looks for the opponent's VCT of
     # up to this many threats, so that a move the threat solvers cannot refute is played
     lost_vct: int = 0
-    # under renju the safety check also looks for the opponent's VCT of up to this many threats
-    # after every move it passes (0: only where the search scores every move lost, with ``lost_vct``)
+    # the safety check also looks for the opponent's VCT of up to this many threats after every
+    # move it passes (0: only where the search scores every move lost, with ``lost_vct``)
     safety_vct: int = 0
     extend_fours: bool = True  # a four in the search uses up no depth (see :mod:`.search`)
     # the search's nodes four plies or more from the root consider this many candidates fewer (see
@@ -92,11 +92,12 @@ TT_ENTRIES = TT_ENTRIES_DEFAULT
 # unplayed for many moves in Renju; level 8 leaves it off; level 9 has a small budget (with the
 # learned evaluation, 6 plies at width 8 without one scored only 61-63 % against level 8) and
 # level 10 the largest.  A claimed VCT is played only after vct_holds has found that it holds
-# against every defender reply.  Under renju level 10's safety check looks, after the move its
-# search chose, for the opponent's VCF and its VCT of up to four threats (safety_vct), and plays the
-# best-ranked move that leaves neither: the search's horizon VCF check does not see a VCT that
-# starts with threes (against 618f311 at 1 s: renju 89.0 % with it, 82.5 % without; freestyle
-# 3.25 points lower with it, so freestyle, standard and caro keep the VCF check).  When its search
+# against every defender reply.  Level 10's safety check looks, after the move its search chose,
+# for the opponent's VCF and its VCT of up to four threats (safety_vct), in every rule, and plays
+# the best-ranked move that leaves neither: the search's horizon VCF check does not see a VCT that
+# starts with threes (renju against 618f311 at 1 s: 89.0 % with it, 82.5 % without; freestyle
+# against level 10 with the VCF check alone, from random openings: sequential tests accepted it,
+# benchmarks/HISTORY.md "session 10").  When its search
 # scores every move lost, the check goes to six threats (lost_vct), so that it plays a move the
 # threat solvers cannot refute rather than the first the VCF check passes.
 LEVELS: dict[int, EngineSettings] = {
@@ -343,7 +344,7 @@ class GomokuEngine:
             deadline = started + 0.5
         # the rest of the turn after the search is kept for checking that the chosen move leaves no
         # forced loss (SEARCH_SHARE)
-        safety_vct = st.safety_vct if pos.renju else 0
+        safety_vct = st.safety_vct
         search_deadline = started + max(0.0, deadline - started - TURN_OVERHEAD) * (
             1.0 if st.safety_nodes == 0 else SEARCH_SHARE_VCT if safety_vct else SEARCH_SHARE)
         searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES,
