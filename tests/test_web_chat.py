@@ -60,10 +60,6 @@ def send(page: Page, text: str) -> None:
     page.locator("#chat-input").press("Enter")
 
 
-def box(page: Page, selector: str) -> dict[str, float]:
-    return measured_box(page, selector)
-
-
 def apart(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """The two boxes do not overlap."""
     return (
@@ -129,9 +125,9 @@ def test_players_and_a_spectator_chat_as_text_with_limits_mutes_and_the_review(
         shot(guest, "chat-phone-player-page", full_page=True)
         shot(watcher, "chat-desktop-spectator")
         for page in (host, guest):  # the chat never covers the board
-            assert apart(box(page, "#chat"), box(page, "#board")), "the chat overlaps the board"
+            assert apart(measured_box(page, "#chat"), measured_box(page, "#board")), "the chat overlaps the board"
         assert guest.evaluate("() => document.documentElement.scrollWidth") <= 390, "no sideways scrolling"
-        phone_board = box(guest, "#board")
+        phone_board = measured_box(guest, "#board")
         assert phone_board["width"] >= 300, "the board keeps the phone's width"
 
         # a mute hides that person's messages, and this browser remembers it

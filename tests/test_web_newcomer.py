@@ -88,11 +88,6 @@ def send_moves(page: Page, moves: list[str]) -> None:
             ) from None
 
 
-def box(page: Page, selector: str) -> dict[str, float]:
-    # the board is drawn after the room arrives (and again when it changes)
-    return measured_box(page, selector)
-
-
 # 40 Gomoku moves that make no five: columns a, b and c from the bottom, colours alternating
 LONG_GOMOKU = [f"{col}{row}" for col in "abc" for row in range(1, 16)][:40]
 
@@ -102,8 +97,8 @@ def test_the_move_list_keeps_every_move_in_view_and_follows_the_latest(page: Pag
     start_game(page, base_url, "gomoku", "friend", size="15", rule="freestyle")
     send_moves(page, LONG_GOMOKU)
     expect(page.locator("#move-list li")).to_have_count(40)
-    listed = box(page, "#move-list")
-    last = box(page, "#move-list li >> nth=-1")
+    listed = measured_box(page, "#move-list")
+    last = measured_box(page, "#move-list li >> nth=-1")
     # the latest move is inside the list's visible box, not spilled into a column off to the right
     assert last["x"] + last["width"] <= listed["x"] + listed["width"] + 1, (last, listed)
     assert listed["y"] - 1 <= last["y"] and last["y"] + last["height"] <= listed["y"] + listed["height"] + 1
@@ -151,11 +146,11 @@ def test_the_message_line_is_on_screen_at_1280x800(page: Page, base_url: str, ga
     play(page, "d3" if game == "reversi" else "h8")
     square(page, "d3" if game == "reversi" else "h8").click()
     expect(page.locator("#message")).to_contain_text("taken")
-    message = box(page, "#message")
+    message = measured_box(page, "#message")
     assert message["y"] + message["height"] <= 800, (
         f"the message line ends at {message['y'] + message['height']} px"
     )
-    assert box(page, "#board svg")["y"] >= 0
+    assert measured_box(page, "#board svg")["y"] >= 0
     shot(page, f"desktop-1280x800-{game}")
 
 
@@ -429,7 +424,7 @@ def test_a_19x19_board_on_a_phone_has_readable_points_and_coordinates(
     try:
         page = ctx.new_page()
         start_game(page, base_url, "gomoku", "friend", size="19", rule="freestyle")
-        cell = box(page, '#board g.sq[data-move="k10"]')
+        cell = measured_box(page, '#board g.sq[data-move="k10"]')
         assert cell["width"] >= 19, f"a point is {cell['width']:.1f} px wide"
         font = page.eval_on_selector_all(
             "#board svg > text",

@@ -85,11 +85,12 @@ def run(args: argparse.Namespace) -> int:
     if args.rule is not None:
         options["rule"] = args.rule
     board = new_board(args.game, options)
+    pairs = (games + 1) // 2
     try:
-        book = openings(args.game, board, (games + 1) // 2, args.seed, args.openings)
+        book = openings(args.game, board, pairs, args.seed, args.openings)
     except ValueError as exc:
         raise CliError(f"--openings: {exc}") from None
-    _note_repeats(args.openings, len(set(book)), (games + 1) // 2)
+    _note_repeats(args.openings, len(set(book)), pairs)
     specs = schedule(args.game, options, args.a, args.b, games, book, args.think)
     log = GameLog(args.log) if args.log else None
     try:

@@ -344,9 +344,8 @@ class GomokuEngine:
             deadline = started + 0.5
         # the rest of the turn after the search is kept for checking that the chosen move leaves no
         # forced loss (SEARCH_SHARE)
-        safety_vct = st.safety_vct
         search_deadline = started + max(0.0, deadline - started - TURN_OVERHEAD) * (
-            1.0 if st.safety_nodes == 0 else SEARCH_SHARE_VCT if safety_vct else SEARCH_SHARE)
+            1.0 if st.safety_nodes == 0 else SEARCH_SHARE_VCT if st.safety_vct else SEARCH_SHARE)
         searcher = Searcher(pos, deadline=search_deadline, max_nodes=max_nodes, width=st.width, tt_entries=TT_ENTRIES,
                             pruning=True, keep_table=True, extend_fours=st.extend_fours, taper=st.taper,
                             taper2=st.taper2, killers=st.killers, vcf_nodes=st.search_vcf)
@@ -354,7 +353,7 @@ class GomokuEngine:
         nodes += result.nodes
         scores = result.root_scores or [(result.best, result.score)]
         if st.safety_nodes > 0 and len(scores) > 1 and scores[0][1] < WIN - 100:
-            vct_threats = st.lost_vct if scores[0][1] <= -(WIN - 100) else safety_vct
+            vct_threats = st.lost_vct if scores[0][1] <= -(WIN - 100) else st.safety_vct
             order = safe_first(pos, [p for p, _ in scores[:10]], st.safety_nodes, vct_threats,
                                deadline=deadline)
             rank = {p: i for i, p in enumerate(order)}
